@@ -1,0 +1,35 @@
+import {readFileSync} from 'node:fs'
+
+import {MemError} from '../errors.js'
+
+/** Reads all of stdin; undefined when stdin is a terminal (nothing was piped). */
+export async function readStdin(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+export function readTextFile(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new MemError('invalid_input', `cannot read ${what} from ${path}: ${(error as Error).message}`)
+  }
+}
+
+/** Decodes JSON text given on the command line; the operation then checks its shape. */
+export function parseJsonText(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new MemError('invalid_input', `${what} is not valid JSON (${(error as Error).message})`)
+  }
+}
+
+/** Positional words joined into one text; a word that looks like a flag was a typo, not text. */
+export function joinWords(words: string[], what: string): string | undefined {
+  const flagLike = words.find((w) => /^--?[A-Za-z]/.test(w))
+  if (flagLike) throw new MemError('invalid_input', `unknown flag ${flagLike}; to use it as ${what}, quote the whole ${what}`)
+  return words.length > 0 ? words.join(' ') : undefined
+}

@@ -1,0 +1,29 @@
+import * as v from 'valibot'
+
+import {AgentId, Content, Tags} from './fields.js'
+import {defineOperation, resolveAgent} from './operation.js'
+
+export const memoryAdd = defineOperation({
+  tool: 'memory_add',
+  title: 'Remember a fact',
+  description:
+    'Store one durable fact worth remembering across sessions: a preference, a decision, a name, how something works. ' +
+    'Write it as a short self-contained sentence. To change or remove a fact you stored before, use memory_reflect instead of adding a contradicting one.',
+  annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false},
+  input: v.strictObject({
+    agent_id: v.optional(AgentId),
+    content: v.pipe(Content, v.description('The fact, as a short self-contained sentence.')),
+    tags: v.optional(v.pipe(Tags, v.description('Labels to filter by later, e.g. ["tooling"].'))),
+  }),
+  output: v.object({
+    agent_id: v.string(),
+    stored: v.literal(true),
+    fact_id: v.string(),
+  }),
+  async handler(ctx, input) {
+    const agent_id = resolveAgent(ctx, input.agent_id)
+    const fact = await ctx.store.addFact(agent_id, {content: input.content, tags: input.tags ?? []})
+    return {agent_id, stored: true as const, fact_id: fact.id}
+  },
+  prose: (payload) => `Stored fact ${payload.fact_id} for agent ${payload.agent_id}.`,
+})

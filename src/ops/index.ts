@@ -1,0 +1,12 @@
+import {memoryAdd} from './add.js'
+import type {AnyOperation} from './operation.js'
+import {memoryReflect} from './reflect.js'
+import {checkpointResume} from './resume.js'
+import {checkpointSave} from './save.js'
+import {memorySearch} from './search.js'
+
+export {checkpointResume, checkpointSave, memoryAdd, memoryReflect, memorySearch}
+export {runOperation, type AnyOperation, type Operation, type OperationContext} from './operation.js'
+
+/** The inventory every surface is built from, in the order tools/list shows them. */
+export const operations: AnyOperation[] = [memorySearch, memoryAdd, checkpointSave, checkpointResume, memoryReflect]

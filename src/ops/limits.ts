@@ -1,0 +1,18 @@
+/**
+ * Bounds on what one call may store. They sit far above what agents write in practice and
+ * keep every file small enough to stay fast; docs/reliability.md lists them for users.
+ */
+export const LIMITS = {
+  agentIdLength: 64,
+  contentLength: 16_000,
+  tagCount: 32,
+  tagLength: 64,
+  queryLength: 2_000,
+  reasonLength: 2_000,
+  labelLength: 200,
+  mergeCount: 100,
+  /** Serialized JSON of a checkpoint's state plus messages. */
+  checkpointBytes: 1024 * 1024,
+  messageCount: 10_000,
+  jsonDepth: 64,
+} as const

@@ -1,0 +1,64 @@
+import * as v from 'valibot'
+
+import {MemError} from '../errors.js'
+import {describeIssue} from '../store/format.js'
+import type {Store} from '../store/store.js'
+import {AgentId} from './fields.js'
+
+export interface OperationContext {
+  store: Store
+  /** The agent used when the input names none: --agent / MEM_AGENT / "default" of the process. */
+  defaultAgent: string
+}
+
+export interface Annotations {
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  openWorldHint: false
+}
+
+/**
+ * One operation, defined once: the CLI and the MCP server are adapters over this value.
+ * `handler` knows nothing of either surface; `prose` is the human text both print.
+ */
+export interface Operation<I extends v.GenericSchema = v.GenericSchema, O extends v.GenericSchema = v.GenericSchema> {
+  tool: string
+  title: string
+  description: string
+  annotations: Annotations
+  input: I
+  output: O
+  handler: (ctx: OperationContext, input: v.InferOutput<I>) => Promise<v.InferOutput<O>>
+  prose: (payload: v.InferOutput<O>) => string
+}
+
+/** An operation of any schema, for inventories that hold all five. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<any, any>
+
+export function defineOperation<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>): Operation<I, O> {
+  return op
+}
+
+/** Validates raw input against the operation's schema, then runs its handler. */
+export async function runOperation<I extends v.GenericSchema, O extends v.GenericSchema>(
+  op: Operation<I, O>,
+  ctx: OperationContext,
+  raw: unknown,
+): Promise<v.InferOutput<O>> {
+  return op.handler(ctx, parseInput(op.input, raw))
+}
+
+export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, raw)
+  if (result.success) return result.output
+  throw new MemError('invalid_input', `invalid input: ${result.issues.map((i) => describeIssue(i)).join('; ')}`)
+}
+
+export function resolveAgent(ctx: OperationContext, agentId: string | undefined): string {
+  if (agentId !== undefined) return agentId
+  const parsed = v.safeParse(AgentId, ctx.defaultAgent)
+  if (!parsed.success) throw new MemError('invalid_input', `invalid default agent ${JSON.stringify(ctx.defaultAgent)} (from --agent or MEM_AGENT): ${describeIssue(parsed.issues[0])}`)
+  return parsed.output
+}

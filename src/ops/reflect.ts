@@ -1,0 +1,94 @@
+import * as v from 'valibot'
+
+import {MemError} from '../errors.js'
+import {AgentId, Content, FactId, Tags} from './fields.js'
+import {LIMITS} from './limits.js'
+import {defineOperation, resolveAgent, type OperationContext} from './operation.js'
+
+export const REFLECT_ACTIONS = ['add', 'update', 'delete', 'merge'] as const
+
+const Input = v.strictObject({
+  agent_id: v.optional(AgentId),
+  action: v.pipe(
+    v.picklist(REFLECT_ACTIONS, `must be one of ${REFLECT_ACTIONS.join(', ')}`),
+    v.description('add: store content as a new fact. update: replace fact_id with content. delete: remove fact_id. merge: replace all fact_ids with one fact holding content.'),
+  ),
+  fact_id: v.optional(v.pipe(FactId, v.description('The fact to update or delete.'))),
+  fact_ids: v.optional(
+    v.pipe(v.array(FactId), v.minLength(2, 'merge needs at least two fact ids'), v.maxLength(LIMITS.mergeCount, `at most ${LIMITS.mergeCount} fact ids`), v.description('The facts to merge (at least two).')),
+  ),
+  content: v.optional(v.pipe(Content, v.description('The new fact text, for add, update and merge.'))),
+  tags: v.optional(v.pipe(Tags, v.description('Tags of the new fact; by default those of the facts it replaces.'))),
+  reason: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.reasonLength, `must be at most ${LIMITS.reasonLength} characters`), v.description('Why, kept with the history.'))),
+})
+type Input = v.InferOutput<typeof Input>
+
+/** Which fields each action needs; checked before anything is read or written. */
+const needs: Record<Input['action'], (keyof Input)[]> = {
+  add: ['content'],
+  update: ['fact_id', 'content'],
+  delete: ['fact_id'],
+  merge: ['fact_ids', 'content'],
+}
+
+function checkNeeds(input: Input): void {
+  const missing = needs[input.action].filter((key) => input[key] === undefined)
+  if (missing.length > 0) throw new MemError('invalid_input', `invalid input: action "${input.action}" needs ${missing.join(' and ')}`)
+}
+
+async function apply(ctx: OperationContext, agent: string, input: Input): Promise<{fact_id: string; supersedes?: string[]}> {
+  const {store} = ctx
+  switch (input.action) {
+    case 'add':
+      return {fact_id: (await store.addFact(agent, {content: input.content!, tags: input.tags ?? []})).id}
+    case 'delete':
+      return {fact_id: (await store.deleteFact(agent, input.fact_id!, input.reason)).id}
+    case 'update':
+    case 'merge': {
+      const ids = input.action === 'update' ? [input.fact_id!] : [...new Set(input.fact_ids!)]
+      const tags = input.tags ?? (await inheritedTags(ctx, agent, ids))
+      const fact = await store.supersede(agent, ids, {content: input.content!, tags, reason: input.reason})
+      return {fact_id: fact.id, supersedes: ids}
+    }
+  }
+}
+
+async function inheritedTags(ctx: OperationContext, agent: string, ids: string[]): Promise<string[]> {
+  const facts = await Promise.all(ids.map((id) => ctx.store.getFact(agent, id)))
+  return [...new Set(facts.flatMap((f) => f.tags))]
+}
+
+export const memoryReflect = defineOperation({
+  tool: 'memory_reflect',
+  title: 'Revise memory',
+  description:
+    'Keep memory true as you learn: add a fact, update one that changed, delete one that is wrong, or merge duplicates into one. ' +
+    'Replaced and deleted facts are kept in history and no longer returned by memory_search. Take fact ids from memory_search.',
+  annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
+  input: Input,
+  output: v.object({
+    action: v.picklist(REFLECT_ACTIONS),
+    agent: v.string(),
+    ok: v.literal(true),
+    fact_id: v.string(),
+    supersedes: v.optional(v.array(v.string())),
+  }),
+  async handler(ctx, input) {
+    checkNeeds(input)
+    const agent = resolveAgent(ctx, input.agent_id)
+    const result = await apply(ctx, agent, input)
+    return {action: input.action, agent, ok: true as const, ...result}
+  },
+  prose(payload) {
+    switch (payload.action) {
+      case 'add':
+        return `Added fact ${payload.fact_id} for agent ${payload.agent}.`
+      case 'delete':
+        return `Deleted fact ${payload.fact_id} for agent ${payload.agent}.`
+      case 'update':
+        return `Updated fact ${payload.supersedes?.[0]}: the new version is ${payload.fact_id} (agent ${payload.agent}).`
+      case 'merge':
+        return `Merged facts ${payload.supersedes?.join(', ')} into ${payload.fact_id} (agent ${payload.agent}).`
+    }
+  },
+})

@@ -1,0 +1,68 @@
+import * as v from 'valibot'
+
+import {MemError, asMemError} from '../errors.js'
+import {AgentId, CheckpointId, Timestamp} from './fields.js'
+import {defineOperation, resolveAgent} from './operation.js'
+
+const Found = v.object({
+  id: v.string(),
+  created_at: Timestamp,
+  state: v.optional(v.record(v.string(), v.unknown())),
+  message_count: v.optional(v.number()),
+  label: v.optional(v.string()),
+  agent_id: v.optional(v.string()),
+})
+
+/** Returned only with on_missing: "empty" when nothing is saved, instead of the not-found error. */
+const Missing = v.object({
+  agent_id: v.string(),
+  found: v.literal(false),
+})
+
+export const checkpointResume = defineOperation({
+  tool: 'checkpoint_resume',
+  title: 'Resume from a checkpoint',
+  description:
+    'Load the latest checkpoint saved with checkpoint_save (or one by id) to continue an earlier task: its state object and how many messages it kept. ' +
+    'Call it at the start of a session that continues earlier work. With no checkpoint it is an error, unless on_missing is "empty", which returns {agent_id, found: false}.',
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  input: v.strictObject({
+    agent_id: v.optional(AgentId),
+    checkpoint_id: v.optional(v.pipe(CheckpointId, v.description('A checkpoint id; the latest checkpoint when left out.'))),
+    on_missing: v.optional(
+      v.pipe(v.picklist(['error', 'empty'], 'must be "error" or "empty"'), v.description('What to do when there is no checkpoint: "error" (default) or "empty" for a {found: false} result.')),
+      'error',
+    ),
+  }),
+  output: v.union([Found, Missing]),
+  async handler(ctx, input) {
+    const agent_id = resolveAgent(ctx, input.agent_id)
+    try {
+      const cp = await ctx.store.getCheckpoint(agent_id, input.checkpoint_id)
+      return {
+        id: cp.id,
+        created_at: cp.created_at,
+        state: cp.state,
+        message_count: cp.messages?.length ?? 0,
+        ...(cp.label === undefined ? {} : {label: cp.label}),
+        agent_id,
+      }
+    } catch (error) {
+      const err = asMemError(error)
+      // Only the store's typed absence is "not found"; anything else keeps its cause.
+      if (err.code === 'no_checkpoint') {
+        if (input.on_missing === 'empty') return {agent_id, found: false as const}
+        throw err
+      }
+      throw new MemError(err.code, `checkpoint resume error: ${err.message}`)
+    }
+  },
+  prose(payload) {
+    if ('found' in payload) return `No checkpoint saved yet for agent ${payload.agent_id}; starting fresh.`
+    const lines = [`Checkpoint ${payload.id}${payload.agent_id ? ` (agent ${payload.agent_id})` : ''}`, `Saved: ${payload.created_at}`]
+    if (payload.label !== undefined) lines.push(`Label: ${payload.label}`)
+    lines.push(`Messages: ${payload.message_count ?? 0}`)
+    lines.push('State:', JSON.stringify(payload.state ?? {}, null, 2))
+    return lines.join('\n')
+  },
+})

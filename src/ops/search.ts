@@ -1,0 +1,52 @@
+import * as v from 'valibot'
+
+import {AgentId, Tags, Timestamp} from './fields.js'
+import {LIMITS} from './limits.js'
+import {defineOperation, resolveAgent} from './operation.js'
+
+export const FactHit = v.object({
+  id: v.string(),
+  content: v.string(),
+  tags: v.array(v.string()),
+  created_at: Timestamp,
+  score: v.pipe(v.number(), v.description('BM25 relevance: higher is better; compare only within one result list')),
+})
+
+export const memorySearch = defineOperation({
+  tool: 'memory_search',
+  title: 'Search memory',
+  description:
+    'Find stored facts relevant to a question or keywords, ranked by relevance (full-text BM25 with stemming). ' +
+    'Use it before answering anything that may depend on what you learned earlier: user preferences, project decisions, names, past events. ' +
+    'Returns only live facts (not replaced or deleted); each has an id to pass to memory_reflect.',
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  input: v.strictObject({
+    agent_id: v.optional(AgentId),
+    query: v.pipe(
+      v.string(),
+      v.regex(/\S/, 'must not be empty'),
+      v.maxLength(LIMITS.queryLength, `must be at most ${LIMITS.queryLength} characters`),
+      v.description('What to look for, in natural words or keywords.'),
+    ),
+    limit: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 100'), v.maxValue(100, 'must be between 1 and 100'), v.description('How many facts to return at most (1-100).')), 10),
+    tags: v.optional(v.pipe(Tags, v.description('Only return facts that carry every one of these tags.'))),
+  }),
+  output: v.object({
+    agent_id: v.string(),
+    query: v.string(),
+    count: v.number(),
+    facts: v.array(FactHit),
+  }),
+  async handler(ctx, input) {
+    const agent_id = resolveAgent(ctx, input.agent_id)
+    const hits = await ctx.store.searchFacts(agent_id, {text: input.query, limit: input.limit, tags: input.tags})
+    const facts = hits.map(({fact, score}) => ({id: fact.id, content: fact.content, tags: fact.tags, created_at: fact.created_at, score}))
+    return {agent_id, query: input.query, count: facts.length, facts}
+  },
+  prose(payload) {
+    if (payload.count === 0) return `No facts found for "${payload.query}" (agent ${payload.agent_id}).`
+    const noun = payload.count === 1 ? 'fact' : 'facts'
+    const lines = payload.facts.map((f, i) => `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id})`)
+    return [`Found ${payload.count} ${noun} for "${payload.query}" (agent ${payload.agent_id}):`, ...lines].join('\n')
+  },
+})

@@ -1,0 +1,235 @@
+import {mkdirSync, readdirSync} from 'node:fs'
+
+import {MemError} from '../errors.js'
+import {FactIndex} from '../search/fact-index.js'
+import {CachedSegments, type Change} from './cached-segments.js'
+import {DIR_MODE} from './durable-file.js'
+import {newId} from './ids.js'
+import {withLock} from './lock.js'
+import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
+import {CheckpointRecord, FactRecord, isLive} from './records.js'
+import {bumpRevision, readRevision, type Revision} from './revision.js'
+import {SegmentedFiles, type Segment} from './segments.js'
+import type {NewCheckpoint, NewFact, ScoredFact, Store} from './store.js'
+
+const FACT_SEGMENT = {kind: 'mem.facts', folder: 'facts', record: FactRecord, maxRecords: 1000, maxBytes: 512 * 1024} as const
+const CHECKPOINT_SEGMENT = {kind: 'mem.checkpoints', folder: 'checkpoints', record: CheckpointRecord, maxRecords: 100, maxBytes: 4 * 1024 * 1024} as const
+
+/** One agent's folder as this process last saw it, with the search index over its live facts. */
+class AgentFiles {
+  readonly facts: CachedSegments<FactRecord>
+  readonly checkpoints: CachedSegments<CheckpointRecord>
+  readonly index = new FactIndex()
+  readonly byId = new Map<string, {fact: FactRecord; segment: string}>()
+
+  constructor(readonly dir: string) {
+    this.facts = new CachedSegments(new SegmentedFiles(dir, FACT_SEGMENT))
+    this.checkpoints = new CachedSegments(new SegmentedFiles(dir, CHECKPOINT_SEGMENT))
+  }
+
+  refresh(revision: Revision | undefined, onMigrated?: (collection: 'facts' | 'checkpoints', name: string) => void): void {
+    this.follow(this.facts.refresh(revision, onMigrated && ((name) => onMigrated('facts', name))))
+    this.checkpoints.refresh(revision, onMigrated && ((name) => onMigrated('checkpoints', name)))
+  }
+
+  /** Facts never change content under the same id, so only liveness moves the index. */
+  follow(changes: Change<FactRecord>[]): void {
+    for (const {name, before, after} of changes) {
+      const liveAfter = new Set(after.filter(isLive).map((f) => f.id))
+      for (const fact of before) {
+        if (isLive(fact) && !liveAfter.has(fact.id)) this.index.remove(fact.id)
+        if (this.byId.get(fact.id)?.segment === name) this.byId.delete(fact.id)
+      }
+      for (const fact of after) {
+        this.byId.set(fact.id, {fact, segment: name})
+        if (isLive(fact) && !this.index.has(fact.id)) this.index.add(fact)
+      }
+    }
+  }
+}
+
+/** The changes one locked write makes, applied in order and then stamped once. */
+class Transaction {
+  private readonly written: {cache: CachedSegments<never>; segment: Segment<never>; change?: Change<FactRecord>}[] = []
+
+  constructor(private readonly agent: AgentFiles) {}
+
+  appendFact(fact: FactRecord): void {
+    this.append(this.agent.facts, fact, true)
+  }
+
+  appendCheckpoint(checkpoint: CheckpointRecord): void {
+    this.append(this.agent.checkpoints, checkpoint, false)
+  }
+
+  markFact(id: string, patch: Partial<FactRecord>): void {
+    const entry = this.agent.byId.get(id)
+    const seg = entry && this.agent.facts.get(entry.segment)
+    if (!seg) throw new MemError('internal', `fact ${id} is indexed but its segment is gone`)
+    const records = seg.records.map((f) => (f.id === id ? {...f, ...patch} : f))
+    this.put(this.agent.facts, seg.name, records, true)
+  }
+
+  commit(revision: Revision | undefined): void {
+    if (this.written.length === 0) return
+    const stamped = bumpRevision(this.agent.dir, revision, [...new Set(this.written.map((w) => w.cache.key(w.segment.name)))])
+    for (const w of this.written) w.cache.remember(w.segment, stamped)
+  }
+
+  private append<T>(cache: CachedSegments<T>, record: T, isFact: boolean): void {
+    const last = cache.last()
+    const name = cache.files.nameForAppend(last, JSON.stringify(record).length)
+    const records = last && name === last.name ? [...last.records, record] : [record]
+    this.put(cache, name, records, isFact)
+  }
+
+  private put<T>(cache: CachedSegments<T>, name: string, records: T[], isFact: boolean): void {
+    const before = cache.get(name)?.records ?? []
+    const segment = cache.files.write(name, records)
+    cache.remember(segment, {epoch: '', segments: {}})
+    if (isFact) this.agent.follow([{name, before: before as FactRecord[], after: records as FactRecord[]}])
+    this.written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
+  }
+}
+
+/**
+ * The embedded store: one folder per agent under `<home>/agents`, facts and checkpoints in
+ * bounded segment files, every change made under the agent's inter-process lock.
+ */
+export class FileStore implements Store {
+  private readonly agents = new Map<string, AgentFiles>()
+
+  constructor(readonly home: string) {}
+
+  async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
+    return this.write(agent, (tx) => {
+      const record: FactRecord = {id: newId(), content: fact.content, tags: fact.tags, created_at: now()}
+      tx.appendFact(record)
+      return record
+    })
+  }
+
+  async searchFacts(agent: string, query: {text: string; limit: number; tags?: string[]}): Promise<ScoredFact[]> {
+    const a = this.read(agent)
+    return a.index.search(query.text, {limit: query.limit, tags: query.tags}).map((hit) => ({fact: a.byId.get(hit.id)!.fact, score: hit.score}))
+  }
+
+  async getFact(agent: string, id: string): Promise<FactRecord> {
+    return this.findFact(this.read(agent), agent, id)
+  }
+
+  async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
+    return this.write(agent, (tx, a) => {
+      for (const id of ids) this.findLiveFact(a, agent, id)
+      const time = now()
+      const record: FactRecord = {id: newId(), content: next.content, tags: next.tags, created_at: time, supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
+      // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
+      tx.appendFact(record)
+      for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time})
+      return record
+    })
+  }
+
+  async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
+    return this.write(agent, (tx, a) => {
+      const fact = this.findLiveFact(a, agent, id)
+      const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
+      tx.markFact(id, patch)
+      return {...fact, ...patch}
+    })
+  }
+
+  async listFacts(agent: string): Promise<FactRecord[]> {
+    return [...this.read(agent).facts.records()]
+  }
+
+  async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
+    return this.write(agent, (tx) => {
+      const record: CheckpointRecord = {id: newId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
+      tx.appendCheckpoint(record)
+      return record
+    })
+  }
+
+  async getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord> {
+    const a = this.read(agent)
+    if (id === undefined) {
+      const latest = a.checkpoints.last()?.records.at(-1)
+      if (!latest) throw new MemError('no_checkpoint', `No checkpoint found for agent "${agent}".`)
+      return latest
+    }
+    for (const cp of a.checkpoints.records()) if (cp.id === id) return cp
+    throw new MemError('no_checkpoint', `No checkpoint "${id}" found for agent "${agent}".`)
+  }
+
+  async listCheckpoints(agent: string): Promise<CheckpointRecord[]> {
+    return [...this.read(agent).checkpoints.records()]
+  }
+
+  async listAgents(): Promise<string[]> {
+    try {
+      return readdirSync(agentsRoot(this.home), {withFileTypes: true})
+        .filter((e) => e.isDirectory())
+        .map((e) => decodeAgentDir(e.name))
+        .sort()
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw error
+    }
+  }
+
+  private agent(agent: string): AgentFiles {
+    let a = this.agents.get(agent)
+    if (!a) {
+      a = new AgentFiles(agentDir(this.home, agent))
+      this.agents.set(agent, a)
+    }
+    return a
+  }
+
+  /** Reads take no lock: every file is replaced atomically, so a reader sees whole files. */
+  private read(agent: string): AgentFiles {
+    const a = this.agent(agent)
+    a.refresh(readRevision(a.dir))
+    return a
+  }
+
+  private async write<T>(agent: string, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
+    const a = this.agent(agent)
+    mkdirSync(a.dir, {recursive: true, mode: DIR_MODE})
+    return withLock(a.dir, () => {
+      const revision = readRevision(a.dir)
+      const tx = new Transaction(a)
+      a.refresh(revision, (collection, name) => rewriteMigrated(a, collection, name))
+      const result = change(tx, a)
+      tx.commit(revision)
+      return result
+    })
+  }
+
+  private findFact(a: AgentFiles, agent: string, id: string): FactRecord {
+    const entry = a.byId.get(id)
+    if (!entry) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
+    return entry.fact
+  }
+
+  private findLiveFact(a: AgentFiles, agent: string, id: string): FactRecord {
+    const fact = this.findFact(a, agent, id)
+    if (fact.deleted_at !== undefined) throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was deleted at ${fact.deleted_at}.`)
+    if (fact.superseded_by !== undefined) {
+      throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was replaced by "${fact.superseded_by}" at ${fact.superseded_at}; use that id instead.`)
+    }
+    return fact
+  }
+}
+
+/** An older file format is upgraded on the first write that holds the lock; the old bytes stay as `.bak`. */
+function rewriteMigrated(a: AgentFiles, collection: 'facts' | 'checkpoints', name: string): void {
+  const cache = collection === 'facts' ? a.facts : a.checkpoints
+  const seg = cache.files.read(name)
+  ;(cache.files as SegmentedFiles<unknown>).write(name, seg.records)
+}
+
+function now(): string {
+  return new Date().toISOString()
+}

@@ -1,0 +1,97 @@
+import {mkdirSync, readdirSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {LowSync} from 'lowdb'
+import type * as v from 'valibot'
+
+import {DIR_MODE, DurableJsonFile} from './durable-file.js'
+import {decodeFile, encodeFile, type Kind} from './format.js'
+import {inside} from './paths.js'
+
+export interface SegmentSpec<T> {
+  kind: Kind
+  folder: string
+  record: v.GenericSchema<unknown, T>
+  /** A segment is closed once it holds this many records or bytes, so one write stays small. */
+  maxRecords: number
+  maxBytes: number
+}
+
+const SEGMENT_NAME = /^\d{6}\.json$/
+
+export interface Segment<T> {
+  name: string
+  records: T[]
+  /** Serialized size at the last read or write, to decide when to open a new segment. */
+  bytes: number
+}
+
+/**
+ * One agent's records of one kind, split across bounded files `NNNNNN.json`, so adding a
+ * record rewrites one small file however many records the agent has. Records are only
+ * ever appended to the last segment; older segments change only when a record in them is
+ * marked (superseded, deleted).
+ */
+export class SegmentedFiles<T> {
+  readonly folder: string
+
+  constructor(
+    agentDir: string,
+    readonly spec: SegmentSpec<T>,
+  ) {
+    this.folder = join(agentDir, spec.folder)
+  }
+
+  names(): string[] {
+    try {
+      return readdirSync(this.folder)
+        .filter((name) => SEGMENT_NAME.test(name))
+        .sort()
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw error
+    }
+  }
+
+  path(name: string): string {
+    return inside(this.folder, name)
+  }
+
+  /** A cheap identity for a segment's current bytes, for caches when no revision is known. */
+  fingerprint(name: string): string {
+    const st = statSync(this.path(name), {bigint: true})
+    return `${st.ino}:${st.size}:${st.mtimeNs}`
+  }
+
+  read(name: string): Segment<T> & {migrated: boolean} {
+    const path = this.path(name)
+    const db = new LowSync<unknown>(new DurableJsonFile(path), null)
+    db.read()
+    if (db.data === null) return {name, records: [], bytes: 0, migrated: false}
+    const decoded = decodeFile(path, this.spec.kind, this.spec.record, db.data)
+    return {name, records: decoded.records, bytes: statSync(path).size, migrated: decoded.migrated}
+  }
+
+  write(name: string, records: T[]): Segment<T> {
+    mkdirSync(this.folder, {recursive: true, mode: DIR_MODE})
+    const db = new LowSync<unknown>(new DurableJsonFile(this.path(name)), null)
+    db.data = encodeFile(this.spec.kind, records)
+    db.write()
+    return {name, records, bytes: approximateBytes(records)}
+  }
+
+  /** Where the next record goes: the last segment, or a new one once the last is full. */
+  nameForAppend(last: Segment<T> | undefined, incomingBytes: number): string {
+    if (!last) return segmentName(1)
+    const full = last.records.length >= this.spec.maxRecords || last.bytes + incomingBytes > this.spec.maxBytes
+    return full && last.records.length > 0 ? segmentName(Number.parseInt(last.name, 10) + 1) : last.name
+  }
+}
+
+export function segmentName(n: number): string {
+  return `${String(n).padStart(6, '0')}.json`
+}
+
+export function approximateBytes(value: unknown): number {
+  return JSON.stringify(value).length
+}

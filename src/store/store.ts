@@ -1,0 +1,38 @@
+import type {CheckpointRecord, FactRecord} from './records.js'
+
+export type {CheckpointRecord, FactRecord} from './records.js'
+
+export interface NewFact {
+  content: string
+  tags: string[]
+}
+
+export interface NewCheckpoint {
+  state: Record<string, unknown>
+  messages?: unknown[]
+  label?: string
+}
+
+export interface ScoredFact {
+  fact: FactRecord
+  score: number
+}
+
+/**
+ * What the operations need from storage. The embedded implementation is FileStore
+ * (lowdb JSON files); a server backend would implement the same interface.
+ * Absence is typed: an unknown fact id throws `not_found`, a missing checkpoint `no_checkpoint`.
+ */
+export interface Store {
+  addFact(agent: string, fact: NewFact): Promise<FactRecord>
+  searchFacts(agent: string, query: {text: string; limit: number; tags?: string[]}): Promise<ScoredFact[]>
+  getFact(agent: string, id: string): Promise<FactRecord>
+  /** Writes `next` and marks every id in `ids` superseded by it. */
+  supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord>
+  deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord>
+  listFacts(agent: string): Promise<FactRecord[]>
+  saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord>
+  getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord>
+  listCheckpoints(agent: string): Promise<CheckpointRecord[]>
+  listAgents(): Promise<string[]>
+}
