@@ -1,6 +1,7 @@
 import {toJsonSchema} from '@valibot/to-json-schema'
 import type * as v from 'valibot'
 
+import {JsonObject} from '../ops/fields.js'
 import {operations, type AnyOperation} from '../ops/index.js'
 
 export interface ToolDefinition {
@@ -19,7 +20,11 @@ export interface ToolDefinition {
  * the wire contract cannot carry fails the tests instead of reaching a client.
  */
 export function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> & {type: 'object'} {
-  const converted = toJsonSchema(schema, {errorMode: 'throw', ignoreActions: ['check']}) as Record<string, unknown>
+  const converted = toJsonSchema(schema, {
+    errorMode: 'throw',
+    ignoreActions: ['check'],
+    overrideSchema: ({valibotSchema}) => (valibotSchema === JsonObject ? {type: 'object'} : undefined),
+  }) as Record<string, unknown>
   // MCP requires an object at the top; a union of object shapes is declared as one.
   return {...converted, type: 'object'}
 }

@@ -35,3 +35,13 @@ export const Content = v.pipe(
 )
 
 export const Timestamp = v.pipe(v.string(), v.description('ISO 8601 time in UTC'))
+
+/**
+ * A JSON object (not an array, not null), kept as given. valibot's record() would copy an
+ * array into an object with numeric keys, so the check is a custom schema; tools.ts
+ * advertises it as {"type": "object"}.
+ */
+export const JsonObject = v.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be a JSON object',
+)

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 
-import {AgentId, Timestamp} from './fields.js'
+import {AgentId, JsonObject, Timestamp} from './fields.js'
 import {jsonBytes, jsonDepthExceeds} from './json-bounds.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
@@ -18,7 +18,7 @@ export const checkpointSave = defineOperation({
     v.strictObject({
       agent_id: v.optional(AgentId),
       state: v.pipe(
-        v.record(v.string(), v.unknown(), 'must be a JSON object'),
+        JsonObject,
         v.check((s) => !jsonDepthExceeds(s, LIMITS.jsonDepth), depthMessage),
         v.description('The task state to restore later, as a JSON object.'),
       ),

@@ -1,6 +1,7 @@
-import MiniSearch, {type AsPlainObject, type Options, type SearchOptions as MiniOptions} from 'minisearch'
+import MiniSearch, {type AsPlainObject, type Options, type SearchOptions as MiniSearchOptions} from 'minisearch'
 
-import {datesInQuery, type TimeSpan} from './query-dates.js'
+import {addContext, type Neighbours} from './context.js'
+import {datesInQuery, inAnySpan} from './query-dates.js'
 import {analyze, tokenize, toTerm} from './tokenize.js'
 
 /** What the index needs to know about a live fact. */
@@ -23,72 +24,74 @@ export interface SearchOptions {
 
 export interface Hit {
   id: string
+  /** BM25 relevance plus context and date adjustments: higher is better, comparable within one search only. */
   score: number
 }
 
 /**
- * The ranking choices, in one place so the benchmark can switch each off and show what it is
- * worth. Defaults are {@link DEFAULT_TUNING}; the app never passes anything else.
+ * The ranking choices, gathered so the benchmark can switch each one off and show what it is
+ * worth. The app uses {@link DEFAULT_TUNING}.
  */
 export interface Tuning {
-  /** BM25 parameters (MiniSearch's BM25+: k1, length normalisation b, floor d). */
+  /** MiniSearch's BM25+ parameters: term-frequency saturation k, length normalisation b, floor d. */
   bm25: {k: number; b: number; d: number}
-  /** Terms (stems) at least this long also match longer terms that start with them. 0 turns it off. */
+  /** Query terms (stems) at least this long also match longer indexed terms they start. 0: off. */
   prefixMinLength: number
-  /** Terms at least this long also match terms one edit away. 0 turns it off. */
+  /** Query terms (stems) at least this long also match terms one edit away. 0: off. */
   fuzzyMinLength: number
-  /** Weight of a prefix or fuzzy match relative to an exact one. */
+  /** Weight of a prefix or fuzzy match relative to an exact match. */
   weights: {prefix: number; fuzzy: number}
-  /** Share of the best neighbouring fact's score a fact inherits. 0 turns it off. */
+  /** Share of a matching fact's score lent to the fact next to it; share² two steps away. 0: off. */
   context: number
-  /** Neighbours further apart in time than this (ms) are not context for each other. */
+  /** How many facts away, either side, a match lends score. */
+  contextReach: number
+  /** Facts created further apart than this (ms) are not context for each other. */
   contextWindowMs: number
-  /** Score multiplier for facts created during a period the query names. 1 turns it off. */
+  /** Score multiplier for facts created within a date the query spells out. 1: off. */
   dateBoost: number
-  /** experimental */
-  coordination: 'product' | 'none' | 'sqrt' | 'rare' | 'drop'
-  dateSlackMs: number
-  backward: number
-  reach: number
 }
 
-export const DEFAULT_TUNING: Tuning = {
+export const DEFAULT_TUNING: Readonly<Tuning> = {
+  // MiniSearch's defaults (Lucene-like k and b, BM25+ floor d). On LoCoMo other values moved
+  // nothing beyond noise, so there is no reason to depart from the well-known ones.
   bm25: {k: 1.2, b: 0.7, d: 0.5},
+  // Stems are already normalised, so prefix and fuzzy matching only serve typos and odd
+  // inflections; on short stems they mostly add noise ("car" -> "card", "carolin"), and the
+  // radix-tree walk for them is the costliest part of a search.
   prefixMinLength: 5,
   fuzzyMinLength: 5,
   weights: {prefix: 0.375, fuzzy: 0.45},
-  context: 0,
-  contextWindowMs: 60 * 60 * 1000,
-  dateBoost: 1,
-  coordination: 'product',
-  dateSlackMs: 0,
-  backward: 1,
-  reach: 1,
+  context: 0.5,
+  contextReach: 2,
+  // The conventional web-analytics session timeout: facts saved within half an hour of each
+  // other are treated as one sitting.
+  contextWindowMs: 30 * 60 * 1000,
+  dateBoost: 2,
 }
 
-/** Per-fact data kept beside MiniSearch: what ordering, filters and context need. */
+/** Per-fact data kept beside MiniSearch for filters, ordering and context. */
 interface FactMeta {
   createdAt: string
   time: number
   tags: string[]
-  /** Neighbours in insertion order (a doubly linked list over live facts). */
+  /** Neighbours in insertion order: a doubly linked list over live facts. */
   prev: string | undefined
   next: string | undefined
 }
 
-/** Serialised form, for a cold process to load instead of re-indexing every fact. */
+/** Serialised form, so a cold process can load the index instead of re-indexing every fact. */
 export interface FactIndexJSON {
   version: 1
-  /** Facts in insertion order: [id, created_at, tags]. */
+  /** Live facts in insertion order: [id, created_at, tags]. */
   facts: [string, string, string[]][]
   mini: AsPlainObject
 }
 
-const FIELDS = ['content', 'tags']
+const SEARCH_FIELDS = ['content', 'tags']
 
-function miniOptions(): Options<IndexedFact> {
+function miniSearchOptions(): Options<IndexedFact> {
   return {
-    fields: FIELDS,
+    fields: SEARCH_FIELDS,
     storeFields: [],
     extractField: (doc, field) => (field === 'tags' ? doc.tags.join(' ') : field === 'id' ? doc.id : doc.content),
     tokenize,
@@ -97,7 +100,8 @@ function miniOptions(): Options<IndexedFact> {
 }
 
 /**
- * Full-text index over one agent's live facts (BM25 via MiniSearch).
+ * Full-text index over one agent's live facts: BM25 (via MiniSearch) over stemmed words without
+ * stopwords, plus a share of neighbouring facts' scores and a boost for dates the query names.
  * Ties in score order newest first, so equal results come back in a stable order.
  */
 export class FactIndex {
@@ -105,12 +109,11 @@ export class FactIndex {
   private first: string | undefined
   private last: string | undefined
   private readonly tuning: Tuning
+  private readonly mini: MiniSearch<IndexedFact>
 
-  constructor(
-    tuning: Partial<Tuning> = {},
-    private readonly mini: MiniSearch<IndexedFact> = new MiniSearch(miniOptions()),
-  ) {
+  constructor(tuning: Partial<Tuning> = {}, mini?: MiniSearch<IndexedFact>) {
     this.tuning = {...DEFAULT_TUNING, ...tuning}
+    this.mini = mini ?? new MiniSearch(miniSearchOptions())
   }
 
   get size(): number {
@@ -124,7 +127,7 @@ export class FactIndex {
   add(fact: IndexedFact): void {
     const existing = this.meta.get(fact.id)
     if (existing) {
-      // An update keeps its place among its neighbours: it is still part of the same exchange.
+      // An edited fact keeps its place: it still belongs with the facts saved around it.
       this.mini.discard(fact.id)
       this.mini.add(fact)
       existing.createdAt = fact.created_at
@@ -148,41 +151,36 @@ export class FactIndex {
   }
 
   search(query: string, options: SearchOptions): Hit[] {
-    const limit = Math.max(0, Math.floor(options.limit))
+    const limit = Number.isFinite(options.limit) ? Math.max(0, Math.floor(options.limit)) : 0
     if (limit === 0 || this.meta.size === 0) return []
-    // A query of stopwords only ("what is it?") names nothing to look for.
+    // Only stopwords ("what is it?"): nothing to look for, and matching everything would be noise.
     if (analyze(query).length === 0) return []
 
-    const accept = this.filterFor(options)
     const t = this.tuning
-    const own = new Map<string, number>()
-    const searchOptions: MiniOptions = {
+    const accept = this.filterFor(options)
+    const miniOptions: MiniSearchOptions = {
       bm25: t.bm25,
       weights: t.weights,
       prefix: (term) => t.prefixMinLength > 0 && term.length >= t.prefixMinLength,
       fuzzy: (term) => (t.fuzzyMinLength > 0 && term.length >= t.fuzzyMinLength ? 1 : false),
-      filter: accept === undefined ? undefined : (r) => accept(r.id as string),
+      filter: accept && ((r) => accept(r.id as string)),
     }
-    const idx = (this.mini as any)._index
-    const fid = (this.mini as any)._fieldIds.content
-    const N = this.meta.size
-    const df = (term: string) => idx.get(term)?.get(fid)?.size ?? 0
-    let q2 = query
-    if (t.coordination === 'drop') {
-      const kept = analyze(query).filter((x) => df(x) <= N / 2)
-      if (kept.length > 0) q2 = kept.join(' ')
-      searchOptions.processTerm = (x: string) => x
-    }
-    for (const r of this.mini.search(q2, searchOptions)) {
-      const q = r.queryTerms.length || 1
-      const rare = Math.max(1, r.queryTerms.filter((x: string) => df(x) <= N / 2).length)
-      own.set(r.id as string, t.coordination === 'product' || t.coordination === 'drop' ? r.score : t.coordination === 'none' ? r.score / q : t.coordination === 'rare' ? r.score / q * rare : r.score / Math.sqrt(q))
-    }
+    let scores = new Map<string, number>()
+    for (const r of this.mini.search(query, miniOptions)) scores.set(r.id as string, r.score)
 
-    const scores = t.context > 0 ? this.withContext(own, accept) : own
-    const spans = t.dateBoost !== 1 ? datesInQuery(query) : []
-    if (spans.length > 0) {
-      for (const [id, s] of scores) if (this.inAnySpan(id, spans)) scores.set(id, s * t.dateBoost)
+    if (t.context > 0 && t.contextReach > 0) {
+      scores = addContext(scores, this.neighbours, {
+        share: t.context,
+        reach: t.contextReach,
+        windowMs: t.contextWindowMs,
+        accept,
+      })
+    }
+    if (t.dateBoost !== 1) {
+      const spans = datesInQuery(query)
+      if (spans.length > 0) {
+        for (const [id, s] of scores) if (inAnySpan(this.meta.get(id)!.time, spans)) scores.set(id, s * t.dateBoost)
+      }
     }
 
     const hits: Hit[] = []
@@ -199,12 +197,24 @@ export class FactIndex {
     return {version: 1, facts, mini: this.mini.toJSON()}
   }
 
+  /** Loads what {@link toJSON} produced (as an object or a JSON string). */
   static fromJSON(json: FactIndexJSON | string, tuning: Partial<Tuning> = {}): FactIndex {
-    const data: FactIndexJSON = typeof json === 'string' ? (JSON.parse(json) as FactIndexJSON) : json
-    if (data.version !== 1) throw new Error(`FactIndex: unsupported serialisation version ${String(data.version)}`)
-    const index = new FactIndex(tuning, MiniSearch.loadJS(data.mini, miniOptions()))
+    const data = (typeof json === 'string' ? JSON.parse(json) : json) as FactIndexJSON
+    if (data?.version !== 1 || !Array.isArray(data.facts) || typeof data.mini !== 'object') {
+      throw new Error('FactIndex.fromJSON: not a serialised FactIndex (version 1)')
+    }
+    const index = new FactIndex(tuning, MiniSearch.loadJS(data.mini, miniSearchOptions()))
     for (const [id, createdAt, tags] of data.facts) index.append(id, createdAt, tags)
+    if (index.mini.documentCount !== index.meta.size) {
+      throw new Error('FactIndex.fromJSON: fact list and index disagree')
+    }
     return index
+  }
+
+  private readonly neighbours: Neighbours = {
+    prev: (id) => this.meta.get(id)?.prev,
+    next: (id) => this.meta.get(id)?.next,
+    time: (id) => this.meta.get(id)?.time ?? Number.NaN,
   }
 
   private append(id: string, createdAt: string, tags: string[]): void {
@@ -222,60 +232,18 @@ export class FactIndex {
     return (id) => {
       const m = this.meta.get(id)
       if (!m) return false
+      // Written as negations of the wanted test so that an unparseable bound (NaN) excludes, not includes.
       if (since !== undefined && !(m.time >= since)) return false
       if (until !== undefined && !(m.time < until)) return false
       return wanted.every((tag) => m.tags.includes(tag))
     }
   }
 
-  /**
-   * Facts stored one after another, close in time, usually come from the same exchange: an
-   * answer often repeats none of the question's words ("They were scared but we reassured
-   * them") while the fact before it does ("my son got into an accident"). So each fact also
-   * receives a share of its best neighbour's own score, never more than that neighbour has.
-   */
-  private withContext(own: Map<string, number>, accept: ((id: string) => boolean) | undefined): Map<string, number> {
-    const share = this.tuning.context
-    const windowMs = this.tuning.contextWindowMs
-    const out = new Map<string, number>()
-    const lend = (from: string, fromScore: number, to: string | undefined, factor = 1): void => {
-      if (to === undefined) return
-      if (accept !== undefined && !own.has(to) && !accept(to)) return
-      const a = this.meta.get(from)!
-      const b = this.meta.get(to)!
-      if (!(Math.abs(a.time - b.time) <= windowMs)) return
-      const gift = share * fromScore * factor
-      const current = out.get(to)
-      // Only the best neighbour counts, so a fact between two matches is not lifted twice.
-      const base = own.get(to) ?? 0
-      if (current === undefined || current < base + gift) out.set(to, base + gift)
-    }
-    for (const [id, s] of own) if (!out.has(id)) out.set(id, s)
-    for (const [id, s] of own) {
-      const m = this.meta.get(id)!
-      let gift = s
-      let prev = m.prev, next = m.next
-      for (let d = 1; d <= this.tuning.reach; d++) {
-        gift *= 1
-        lend(id, s * Math.pow(share, d - 1), prev)
-        lend(id, s * Math.pow(share, d - 1), next)
-        prev = prev === undefined ? undefined : this.meta.get(prev)!.prev
-        next = next === undefined ? undefined : this.meta.get(next)!.next
-      }
-    }
-    return out
-  }
-
-  private inAnySpan(id: string, spans: TimeSpan[]): boolean {
-    const time = this.meta.get(id)?.time
-    return time !== undefined && spans.some((s) => time >= s.start && time < s.end + this.tuning.dateSlackMs)
-  }
-
   private newestFirst(a: string, b: string): number {
-    const ca = this.meta.get(a)?.createdAt ?? ''
-    const cb = this.meta.get(b)?.createdAt ?? ''
-    if (ca !== cb) return cb < ca ? -1 : 1
-    return b < a ? -1 : b > a ? 1 : 0
+    const ca = this.meta.get(a)!.createdAt
+    const cb = this.meta.get(b)!.createdAt
+    if (ca !== cb) return ca > cb ? -1 : 1
+    return a > b ? -1 : a < b ? 1 : 0
   }
 }
 

@@ -39,3 +39,7 @@ function spanEnd(c: chrono.ParsedComponents): number {
   const day = c.isCertain('day') ? c.get('day') : null
   return day === null ? Date.UTC(year, month, 1) : Date.UTC(year, month - 1, day + 1)
 }
+
+export function inAnySpan(time: number, spans: TimeSpan[]): boolean {
+  return spans.some((s) => time >= s.start && time < s.end)
+}

@@ -1,0 +1,35 @@
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import type {CallToolResult, Tool} from '@modelcontextprotocol/sdk/types.js'
+
+import {BIN, childEnv} from './mem.js'
+
+export interface McpSession {
+  client: Client
+  tools: Tool[]
+  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>
+  close: () => Promise<void>
+}
+
+/**
+ * Starts the built `mem mcp serve` as a child process and connects the official SDK client
+ * over stdio. tools/list is read first, as a real client does, so the client checks every
+ * structuredContent against the advertised outputSchema.
+ */
+export async function connectMcp(home: string, options: {args?: string[]; env?: Record<string, string | undefined>} = {}): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', 'serve', ...(options.args ?? [])],
+    env: childEnv(home, options.env) as Record<string, string>,
+    stderr: 'pipe',
+  })
+  const client = new Client({name: 'mem-tests', version: '1.0.0'})
+  await client.connect(transport)
+  const {tools} = await client.listTools()
+  return {
+    client,
+    tools,
+    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
+    close: () => client.close(),
+  }
+}
