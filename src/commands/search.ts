@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {MemCommand, agentFlag} from '../cli/base-command.js'
 import {joinWords} from '../cli/input.js'
+import {resolveTimePhrase} from '../cli/time-phrases.js'
 import {memorySearch} from '../ops/index.js'
 
 export default class Search extends MemCommand {
@@ -10,6 +11,7 @@ export default class Search extends MemCommand {
   static override examples = [
     '<%= config.bin %> search "package manager" --agent alice',
     '<%= config.bin %> search deploy steps --tag ops --limit 3',
+    '<%= config.bin %> search standup --since "last week"',
     '<%= config.bin %> search "package manager" --json | jq -r \'.facts[].content\'',
   ]
   static override strict = false
@@ -18,11 +20,15 @@ export default class Search extends MemCommand {
     ...agentFlag,
     limit: Flags.integer({char: 'n', description: 'Most facts to return (1-100).', default: 10}),
     tag: Flags.string({char: 't', description: 'Only facts with this tag (repeat for several; all must match).', multiple: true}),
+    since: Flags.string({description: 'Only facts saved at or after this time: an ISO date or a phrase such as "yesterday", "last week", "3 days ago".', helpValue: 'WHEN'}),
+    until: Flags.string({description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'}),
   }
 
   async run(): Promise<unknown> {
     const {argv, flags} = await this.parse(Search)
     const query = joinWords(argv as string[], 'query') ?? ''
-    return this.runOp(memorySearch, {agent_id: flags.agent, query, limit: flags.limit, tags: flags.tag}, flags.agent)
+    const since = await resolveTimePhrase(flags.since, '--since')
+    const until = await resolveTimePhrase(flags.until, '--until')
+    return this.runOp(memorySearch, {agent_id: flags.agent, query, limit: flags.limit, tags: flags.tag, since, until}, flags.agent)
   }
 }

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import {AgentId, Tags, Timestamp} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
+import {Since, Until, hasRange, inRange} from './time-range.js'
 
 export const FactHit = v.object({
   id: v.string(),
@@ -30,6 +31,8 @@ export const memorySearch = defineOperation({
     ),
     limit: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 100'), v.maxValue(100, 'must be between 1 and 100'), v.description('How many facts to return at most (1-100).')), 10),
     tags: v.optional(v.pipe(Tags, v.description('Only return facts that carry every one of these tags.'))),
+    since: v.optional(Since),
+    until: v.optional(Until),
   }),
   output: v.object({
     agent_id: v.string(),
@@ -39,7 +42,11 @@ export const memorySearch = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const hits = await ctx.store.searchFacts(agent_id, {text: input.query, limit: input.limit, tags: input.tags})
+    const range = {since: input.since, until: input.until}
+    const dated = hasRange(range)
+    // The store ranks before it limits, so a date filter asks for every match and keeps the best in range.
+    const ranked = await ctx.store.searchFacts(agent_id, {text: input.query, limit: dated ? Number.MAX_SAFE_INTEGER : input.limit, tags: input.tags})
+    const hits = dated ? ranked.filter((h) => inRange(h.fact.created_at, range)).slice(0, input.limit) : ranked
     const facts = hits.map(({fact, score}) => ({id: fact.id, content: fact.content, tags: fact.tags, created_at: fact.created_at, score}))
     return {agent_id, query: input.query, count: facts.length, facts}
   },
