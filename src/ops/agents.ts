@@ -1,0 +1,60 @@
+import * as v from 'valibot'
+
+import {isLive} from '../store/records.js'
+import {Timestamp} from './fields.js'
+import {defineOperation} from './operation.js'
+
+export const AgentSummary = v.object({
+  agent_id: v.string(),
+  /** Live facts: what search can return. */
+  facts: v.number(),
+  superseded: v.number(),
+  deleted: v.number(),
+  checkpoints: v.number(),
+  /** The latest time anything was saved, replaced or deleted; absent for an agent with no records. */
+  last_activity: v.optional(Timestamp),
+})
+
+function latest(times: (string | undefined)[]): string | undefined {
+  let max: string | undefined
+  for (const t of times) if (t !== undefined && (max === undefined || t > max)) max = t
+  return max
+}
+
+export const agentList = defineOperation({
+  tool: 'agent_list',
+  title: 'List agents',
+  description: 'Every agent with stored memory, with how many facts and checkpoints it has and when it was last active.',
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  input: v.strictObject({}),
+  output: v.object({
+    count: v.number(),
+    agents: v.array(AgentSummary),
+  }),
+  async handler(ctx) {
+    const agents = []
+    for (const agent_id of await ctx.store.listAgents()) {
+      const facts = await ctx.store.listFacts(agent_id)
+      const checkpoints = await ctx.store.listCheckpoints(agent_id)
+      const last = latest([...facts.flatMap((f) => [f.created_at, f.superseded_at, f.deleted_at]), ...checkpoints.map((c) => c.created_at)])
+      agents.push({
+        agent_id,
+        facts: facts.filter(isLive).length,
+        superseded: facts.filter((f) => f.superseded_by !== undefined && f.deleted_at === undefined).length,
+        deleted: facts.filter((f) => f.deleted_at !== undefined).length,
+        checkpoints: checkpoints.length,
+        ...(last === undefined ? {} : {last_activity: last}),
+      })
+    }
+    return {count: agents.length, agents}
+  },
+  prose(payload) {
+    if (payload.count === 0) return 'No agents have stored anything yet.'
+    const lines = payload.agents.map((a) => {
+      const history = a.superseded + a.deleted > 0 ? ` (${a.superseded} replaced, ${a.deleted} deleted)` : ''
+      const active = a.last_activity === undefined ? '' : `, last active ${a.last_activity}`
+      return `- ${a.agent_id}: ${a.facts} ${a.facts === 1 ? 'fact' : 'facts'}${history}, ${a.checkpoints} ${a.checkpoints === 1 ? 'checkpoint' : 'checkpoints'}${active}`
+    })
+    return [`${payload.count} ${payload.count === 1 ? 'agent' : 'agents'}:`, ...lines].join('\n')
+  },
+})

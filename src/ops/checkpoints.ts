@@ -1,0 +1,54 @@
+import * as v from 'valibot'
+
+import {AgentId, Timestamp} from './fields.js'
+import {newestFirst} from './list.js'
+import {defineOperation, resolveAgent} from './operation.js'
+
+export const CheckpointSummary = v.object({
+  id: v.string(),
+  created_at: Timestamp,
+  label: v.optional(v.string()),
+  message_count: v.number(),
+  /** The state's top-level keys, enough to tell checkpoints apart without printing them whole. */
+  state_keys: v.array(v.string()),
+})
+
+export const checkpointList = defineOperation({
+  tool: 'checkpoint_list',
+  title: 'List checkpoints',
+  description: "An agent's checkpoints, newest first; open one with checkpoint_resume and its id.",
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  input: v.strictObject({
+    agent_id: v.optional(AgentId),
+    limit: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 10000'), v.maxValue(10_000, 'must be between 1 and 10000')), 20),
+  }),
+  output: v.object({
+    agent_id: v.string(),
+    total: v.number(),
+    count: v.number(),
+    checkpoints: v.array(CheckpointSummary),
+  }),
+  async handler(ctx, input) {
+    const agent_id = resolveAgent(ctx, input.agent_id)
+    const all = (await ctx.store.listCheckpoints(agent_id)).sort(newestFirst)
+    const checkpoints = all.slice(0, input.limit).map((cp) => ({
+      id: cp.id,
+      created_at: cp.created_at,
+      ...(cp.label === undefined ? {} : {label: cp.label}),
+      message_count: cp.messages?.length ?? 0,
+      state_keys: Object.keys(cp.state),
+    }))
+    return {agent_id, total: all.length, count: checkpoints.length, checkpoints}
+  },
+  prose(payload) {
+    if (payload.count === 0) return `No checkpoints saved for agent ${payload.agent_id}.`
+    const noun = payload.total === 1 ? 'checkpoint' : 'checkpoints'
+    const head = payload.count < payload.total ? `${payload.count} of ${payload.total} ${noun}` : `${payload.count} ${noun}`
+    const lines = payload.checkpoints.map((cp, i) => {
+      const label = cp.label === undefined ? '' : ` "${cp.label}"`
+      const keys = cp.state_keys.length > 0 ? `; state: ${cp.state_keys.join(', ')}` : ''
+      return `${i + 1}. ${cp.id}${label}, saved ${cp.created_at}, ${cp.message_count} ${cp.message_count === 1 ? 'message' : 'messages'}${keys}`
+    })
+    return [`${head} for agent ${payload.agent_id}, newest first:`, ...lines].join('\n')
+  },
+})
