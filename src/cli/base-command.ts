@@ -5,6 +5,8 @@ import type * as v from 'valibot'
 
 import {runOperation, type Operation, type OperationContext} from '../ops/index.js'
 import {openContext} from './home.js'
+import {renderers} from './render.js'
+import {wantsStyle} from './terminal-style.js'
 
 export const agentFlag = {
   agent: Flags.string({char: 'a', description: 'Agent whose memory to use [default: $MEM_AGENT, else "default"].', helpValue: 'ID'}),
@@ -30,8 +32,14 @@ export abstract class MemCommand extends Command {
   /** Runs an operation and prints its prose, or its payload under --json. */
   protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, input: Record<string, unknown>, agent?: string): Promise<v.InferOutput<O>> {
     const payload = await runOperation(op, this.context(agent), input)
-    this.print(this.jsonMode ? JSON.stringify(payload) : op.prose(payload))
+    this.print(this.jsonMode ? JSON.stringify(payload) : this.human(op, payload))
     return payload
+  }
+
+  /** The prose, byte for byte, unless a person is reading a terminal: then its coloured twin. */
+  protected human<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>): string {
+    const render = renderers[op.tool]
+    return render && wantsStyle(process.stdout, process.env) ? render(payload as never, new Date()) : op.prose(payload)
   }
 
   protected print(text: string): void {

@@ -1,0 +1,33 @@
+import {analyze} from '../search/tokenize.js'
+
+export interface Span {
+  text: string
+  match: boolean
+}
+
+const WORD = /[\p{L}\p{M}\p{N}]+/gu
+
+/** Shorter query stems would light up half the words of a fact; the index itself only prefix-matches from here on. */
+const PREFIX_MIN = 5
+
+/**
+ * Splits text into spans, marking the words a search for `query` matches: a word matches when
+ * it reduces to the same stem as a query word (the analysis the index uses), so "deploys"
+ * lights up for "deploy".
+ */
+export function highlight(text: string, query: string): Span[] {
+  const terms = new Set(analyze(query))
+  if (terms.size === 0) return [{text, match: false}]
+  const long = [...terms].filter((t) => t.length >= PREFIX_MIN)
+  const matches = (word: string): boolean => analyze(word).some((term) => terms.has(term) || long.some((t) => term.startsWith(t)))
+  const spans: Span[] = []
+  let at = 0
+  for (const m of text.matchAll(WORD)) {
+    if (!matches(m[0])) continue
+    if (m.index > at) spans.push({text: text.slice(at, m.index), match: false})
+    spans.push({text: m[0], match: true})
+    at = m.index + m[0].length
+  }
+  if (at < text.length) spans.push({text: text.slice(at), match: false})
+  return spans
+}
