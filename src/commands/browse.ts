@@ -1,0 +1,23 @@
+import {MemCommand, agentFlag} from '../cli/base-command.js'
+import {MemError} from '../errors.js'
+import {resolveAgent} from '../ops/operation.js'
+
+export default class Browse extends MemCommand {
+  static override summary = "Browse an agent's memory full-screen: search as you type, open, edit, delete, add."
+  static override description =
+    'Opens when you run `mem` with no arguments in a terminal. Keys: ↑↓ or j k move, Enter opens, / searches, n adds, e edits, d deletes, a switches agent, c shows checkpoints, q or Esc leaves. Changes other programs make appear while it is open.'
+  static override examples = ['<%= config.bin %> browse --agent alice', '<%= config.bin %>']
+  static override flags = {...agentFlag}
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Browse)
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new MemError('invalid_input', 'mem browse needs a terminal; in scripts use mem list, mem search or mem checkpoints (with --json)')
+    }
+    const ctx = this.context(flags.agent)
+    const agent = resolveAgent(ctx, undefined)
+    // ink and react load only here: every other command stays quick to start.
+    const {runBrowser} = await import('../ui/run.js')
+    await runBrowser(ctx, agent)
+  }
+}

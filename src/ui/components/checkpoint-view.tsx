@@ -1,0 +1,29 @@
+import {Box, Text} from 'ink'
+
+import {relativeTime} from '../../cli/render-time.js'
+import type {CheckpointDetail} from '../backend.js'
+
+/** A checkpoint with its state pretty-printed, scrolled to `scroll`. */
+export function CheckpointView({checkpoint, height, scroll, now}: {checkpoint: CheckpointDetail | undefined; height: number; scroll: number; now: Date}) {
+  if (!checkpoint) return <Text dimColor>Loading…</Text>
+  if ('found' in checkpoint) return <Text color="yellow">This checkpoint is gone.</Text>
+  const head = [
+    `Checkpoint ${checkpoint.id}${checkpoint.label ? ` · ${checkpoint.label}` : ''}`,
+    `saved ${relativeTime(checkpoint.created_at, now)} (${checkpoint.created_at}) · ${checkpoint.message_count ?? 0} messages`,
+  ]
+  const state = JSON.stringify(checkpoint.state ?? {}, null, 2).split('\n')
+  const rows = Math.max(1, height - head.length)
+  const top = Math.min(scroll, Math.max(0, state.length - rows))
+  return (
+    <Box flexDirection="column">
+      <Text bold>{head[0]}</Text>
+      <Text dimColor>{head[1]}</Text>
+      {state.slice(top, top + rows).map((line, i) => (
+        <Text key={top + i} wrap="truncate-end">
+          {line}
+        </Text>
+      ))}
+      {state.length > rows ? <Text dimColor>{`lines ${top + 1}-${Math.min(state.length, top + rows)} of ${state.length} · ↑↓ scroll`}</Text> : null}
+    </Box>
+  )
+}

@@ -1,0 +1,13 @@
+import {Box, Text} from 'ink'
+
+export function ConfirmDelete({content, busy}: {content: string | undefined; busy: boolean}) {
+  return (
+    <Box flexDirection="column">
+      <Text bold color="red">
+        Delete this fact?
+      </Text>
+      <Text>{content ?? ''}</Text>
+      <Text dimColor>{busy ? 'Deleting…' : 'It stays in history and leaves search. y deletes · n or Esc keeps it'}</Text>
+    </Box>
+  )
+}

@@ -1,0 +1,16 @@
+import {Box, Text} from 'ink'
+
+export function Editor({title, draft, busy}: {title: string; draft: string; busy: boolean}) {
+  return (
+    <Box flexDirection="column">
+      <Text bold>{title}</Text>
+      <Box borderStyle="round" borderColor="cyan" paddingX={1}>
+        <Text>
+          {draft}
+          {busy ? null : <Text inverse> </Text>}
+        </Text>
+      </Box>
+      <Text dimColor>{busy ? 'Saving…' : 'Enter saves · Esc cancels'}</Text>
+    </Box>
+  )
+}

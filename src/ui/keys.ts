@@ -1,0 +1,85 @@
+import type {Key} from 'ink'
+
+import type {Action, State} from './state.js'
+
+/** Printable text from a key press (or a paste); control keys yield nothing. */
+function text(input: string, key: Key): string | undefined {
+  if (key.ctrl || key.meta || key.return || key.escape || key.tab || key.backspace || key.delete) return undefined
+  // eslint-disable-next-line no-control-regex -- control characters never belong in a fact or a query
+  const printable = input.replace(/[\u0000-\u001f\u007f]/g, '')
+  return printable === '' ? undefined : printable
+}
+
+function vertical(input: string, key: Key, letters: boolean): Action | undefined {
+  if (key.upArrow || (letters && input === 'k')) return {type: 'move', by: -1}
+  if (key.downArrow || (letters && input === 'j')) return {type: 'move', by: 1}
+  if (key.pageUp) return {type: 'move', by: -10}
+  if (key.pageDown) return {type: 'move', by: 10}
+  return undefined
+}
+
+/**
+ * What a key press means on the current screen. Kept apart from the components so the whole
+ * keyboard map reads in one place and tests can check it without rendering.
+ */
+export function keyToAction(state: State, input: string, key: Key): Action | undefined {
+  const {screen} = state
+  if (state.pending) return undefined
+
+  if (screen.name === 'edit') {
+    if (key.escape) return {type: 'back'}
+    if (key.return) return {type: 'open'}
+    if (key.backspace || key.delete) return {type: 'erase'}
+    const typed = text(input, key)
+    return typed === undefined ? undefined : {type: 'type', text: typed}
+  }
+
+  if (screen.name === 'confirm-delete') {
+    if (input === 'y' || input === 'Y') return {type: 'confirm'}
+    if (input === 'n' || input === 'N' || key.escape || input === 'q') return {type: 'back'}
+    return undefined
+  }
+
+  if (screen.name === 'facts' && state.typing) {
+    if (key.escape || key.return) return {type: 'stop-typing'}
+    if (key.backspace || key.delete) return {type: 'erase'}
+    const move = vertical(input, key, false)
+    if (move) return move
+    const typed = text(input, key)
+    return typed === undefined ? undefined : {type: 'type', text: typed}
+  }
+
+  const move = vertical(input, key, true)
+  if (move) return move
+  if (key.return || (key.rightArrow && screen.name !== 'fact' && screen.name !== 'checkpoint')) return {type: 'open'}
+  if (input === 'q') return screen.name === 'facts' ? {type: 'quit'} : {type: 'back'}
+  if (key.escape || key.leftArrow) return {type: 'back'}
+  if (input === '/') return {type: 'start-typing'}
+  if (input === 'a') return {type: 'show', screen: 'agents'}
+  if (input === 'c') return {type: 'show', screen: 'checkpoints'}
+  if (input === 'r') return {type: 'refresh'}
+  if (screen.name === 'facts' || screen.name === 'fact') {
+    if (input === 'n') return {type: 'add'}
+    if (input === 'e') return {type: 'edit'}
+    if (input === 'd') return {type: 'ask-delete'}
+  }
+  return undefined
+}
+
+export interface KeyPress {
+  type: 'key'
+  input: string
+  key: Key
+}
+
+/**
+ * Applies a key press to the state it lands on. Doing this inside the reducer, not in the input
+ * handler, means keys typed faster than the screen redraws still see the screen they change.
+ */
+export function withKeys(reduce: (state: State, action: Action) => State): (state: State, action: Action | KeyPress) => State {
+  return (state, action) => {
+    if (action.type !== 'key') return reduce(state, action)
+    const next = keyToAction(state, action.input, action.key)
+    return next ? reduce(state, next) : state
+  }
+}

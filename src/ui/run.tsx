@@ -1,0 +1,40 @@
+import {render} from 'ink'
+
+import type {OperationContext} from '../ops/index.js'
+import {operationsBackend} from './backend.js'
+import {Browser} from './browser.js'
+
+const ENTER_ALT_SCREEN = '\u001B[?1049h'
+const LEAVE_ALT_SCREEN = '\u001B[?1049l'
+const SHOW_CURSOR = '\u001B[?25h'
+
+/**
+ * Puts the terminal back as it was: cooked mode, cursor shown, main screen. Safe to run twice,
+ * and run on every way out (quit, Ctrl-C, a signal, an error), so a crash never leaves the
+ * terminal raw or on the alternate screen.
+ */
+function restoreTerminal(): void {
+  if (process.stdin.isTTY && process.stdin.isRaw) process.stdin.setRawMode(false)
+  process.stdout.write(SHOW_CURSOR + LEAVE_ALT_SCREEN)
+}
+
+/** Runs the full-screen browser until the person leaves it. */
+export async function runBrowser(ctx: OperationContext, agent: string): Promise<void> {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    restoreTerminal()
+    process.exit(128 + (signal === 'SIGTERM' ? 15 : 1))
+  }
+  process.stdout.write(ENTER_ALT_SCREEN)
+  process.once('exit', restoreTerminal)
+  process.once('SIGTERM', onSignal)
+  process.once('SIGHUP', onSignal)
+  try {
+    const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} />, {exitOnCtrlC: true, patchConsole: false})
+    await app.waitUntilExit()
+  } finally {
+    restoreTerminal()
+    process.off('exit', restoreTerminal)
+    process.off('SIGTERM', onSignal)
+    process.off('SIGHUP', onSignal)
+  }
+}
