@@ -72,14 +72,34 @@ export interface KeyPress {
   key: Key
 }
 
+/** The key flags of one plain character: Enter, Backspace and Tab can arrive inside a run of text. */
+function keyOf(char: string, like: Key): Key {
+  return {...like, return: char === '\r' || char === '\n', backspace: char === '\u007f' || char === '\b', tab: char === '\t'}
+}
+
+/**
+ * ink delivers keys typed faster than it reads them (or pasted, or sent by tmux) as one run of
+ * text: "/dep" rather than "/", "d", "e", "p". Each character is a key press of its own here,
+ * so a command key followed by text does what it would have done typed slowly.
+ */
+function presses(input: string, key: Key): [string, Key][] {
+  const chars = [...input]
+  if (chars.length <= 1 || key.escape || key.ctrl || key.meta || input.startsWith('\u001B')) return [[input, key]]
+  return chars.map((c) => [c, keyOf(c, key)])
+}
+
 /**
  * Applies a key press to the state it lands on. Doing this inside the reducer, not in the input
- * handler, means keys typed faster than the screen redraws still see the screen they change.
+ * handler, means each key sees the screen the previous one left, however fast they come.
  */
 export function withKeys(reduce: (state: State, action: Action) => State): (state: State, action: Action | KeyPress) => State {
   return (state, action) => {
     if (action.type !== 'key') return reduce(state, action)
-    const next = keyToAction(state, action.input, action.key)
-    return next ? reduce(state, next) : state
+    let next = state
+    for (const [input, key] of presses(action.input, action.key)) {
+      const mapped = keyToAction(next, input, key)
+      if (mapped) next = reduce(next, mapped)
+    }
+    return next
   }
 }
