@@ -9,7 +9,7 @@ export function CheckpointView({checkpoint, height, scroll, now}: {checkpoint: C
   if ('found' in checkpoint) return <Text color="yellow">This checkpoint is gone.</Text>
   const head = [
     `Checkpoint ${checkpoint.id}${checkpoint.label ? ` · ${checkpoint.label}` : ''}`,
-    `saved ${relativeTime(checkpoint.created_at, now)} (${checkpoint.created_at}) · ${checkpoint.message_count ?? 0} messages`,
+    `saved ${relativeTime(checkpoint.created_at, now)} (${checkpoint.created_at}) · ${checkpoint.message_count ?? 0} ${checkpoint.message_count === 1 ? 'message' : 'messages'}`,
   ]
   const state = JSON.stringify(checkpoint.state ?? {}, null, 2).split('\n')
   const rows = Math.max(1, height - head.length)

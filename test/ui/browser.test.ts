@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict'
+
+import {FileStore} from '../../src/store/file-store.js'
+import {tempHome} from '../helpers/mem.js'
+import {KEYS, renderBrowser, type BrowserHarness} from './render-browser.js'
+
+describe('mem browse (ink app over a real store)', () => {
+  let home: ReturnType<typeof tempHome>
+  let ui: BrowserHarness | undefined
+  let store: FileStore
+
+  beforeEach(async () => {
+    home = tempHome()
+    store = new FileStore(home.home)
+    await store.addFact('alice', {content: 'Prefers pnpm as package manager', tags: ['tooling']})
+    await store.addFact('alice', {content: 'Deploys happen on Tuesdays', tags: ['ops']})
+    await store.addFact('alice', {content: 'The staging database is read-only on Fridays', tags: ['ops']})
+  })
+  afterEach(() => {
+    ui?.unmount()
+    ui = undefined
+    home.cleanup()
+  })
+
+  function open(pollMs = 0): BrowserHarness {
+    ui = renderBrowser({home: home.home, agent: 'alice', pollMs})
+    return ui
+  }
+
+  function lineOf(frame: string, text: string): string {
+    return frame.split('\n').find((l) => l.includes(text)) ?? ''
+  }
+
+  it('lists live facts newest first with the cursor on the first', async () => {
+    const b = open()
+    const frame = await b.waitFor('3 facts')
+    const order = ['staging database', 'Deploys happen', 'Prefers pnpm'].map((t) => frame.indexOf(t))
+    assert.ok(order.every((at) => at > 0), frame)
+    assert.deepEqual([...order].sort((x, y) => x - y), order, `newest first:\n${frame}`)
+    assert.match(lineOf(frame, 'staging database'), /▸/)
+    assert.match(frame, /q quit/)
+  })
+
+  function rows(frame: string): string[] {
+    return frame.split('\n').filter((l) => /^[▸ ] /.test(l) && /\S/.test(l.slice(2)))
+  }
+
+  it('searches as you type and ranks like mem search', async () => {
+    await store.addFact('alice', {content: 'Rollbacks need a second reviewer', tags: []})
+    const b = open()
+    await b.waitFor('4 facts')
+    await b.press('/', 'r', 'e', 'v', 'i', 'e', 'w', 'e', 'r')
+    const ranked = await b.backend.facts('alice', 'reviewer')
+    assert.equal(ranked[0]?.content, 'Rollbacks need a second reviewer')
+    const frame = await b.waitFor((f) => f.includes('/ reviewer') && f.includes(`${ranked.length} fact`), 'the reviewer results')
+    const shown = rows(frame).map((r) => ranked.findIndex((f) => r.includes(f.content)))
+    assert.deepEqual(shown, ranked.map((_, i) => i), `the order mem search gives:\n${frame}`)
+    // Esc stops typing, the next Esc clears the search and the full list returns.
+    await b.press(KEYS.escape)
+    await b.waitFor('Esc clears')
+    await b.press(KEYS.escape)
+    await b.waitFor((f) => f.includes('4 facts') && f.includes('press / to search'), 'the full list again')
+  })
+
+  it('says so when nothing matches', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('/', 'zebra')
+    await b.waitFor('No facts found for "zebra"')
+  })
+
+  it('keys typed in one burst act one at a time', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('/zebra')
+    await b.waitFor('No facts found for "zebra"', 'the burst as a search')
+  })
+
+  it('moves with arrows and j/k and opens a fact with its details and history', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('j', KEYS.down, 'k')
+    assert.match(lineOf(b.frame(), 'Deploys happen'), /▸/)
+    await b.press(KEYS.enter)
+    const frame = await b.waitFor('History')
+    const [deploy] = (await store.listFacts('alice')).filter((f) => f.content.startsWith('Deploys'))
+    assert.ok(frame.includes(`id ${deploy!.id} · agent alice`), frame)
+    assert.ok(frame.includes('#ops'), frame)
+    assert.ok(frame.includes(deploy!.created_at), frame)
+    assert.ok(frame.includes('1 version'), frame)
+    await b.press(KEYS.escape)
+    await b.waitFor('3 facts')
+  })
+
+  it('edits a fact as a reflect update that keeps the old version in history', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('j', 'e')
+    await b.waitFor('Edit fact')
+    for (let i = 0; i < 'Tuesdays'.length; i++) await b.press(KEYS.backspace)
+    await b.press('Wednesdays', KEYS.enter)
+    await b.waitFor('Updated fact')
+    const facts = await store.listFacts('alice')
+    const old = facts.find((f) => f.content === 'Deploys happen on Tuesdays')
+    const next = facts.find((f) => f.content === 'Deploys happen on Wednesdays')
+    assert.ok(old && next, JSON.stringify(facts))
+    assert.equal(old.superseded_by, next.id)
+    assert.deepEqual(next.tags, ['ops'], 'an update keeps the tags')
+    await b.waitFor('Deploys happen on Wednesdays')
+    await b.press('/', 'deploy', KEYS.enter, KEYS.enter)
+    const history = await b.waitFor('2 versions')
+    assert.ok(history.includes('Deploys happen on Tuesdays') && history.includes(`replaced`), history)
+  })
+
+  it('deletes only after confirmation, as a reflect delete', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('d')
+    await b.waitFor('Delete this fact?')
+    await b.press('n')
+    await b.waitFor('3 facts')
+    assert.equal((await store.listFacts('alice')).filter((f) => f.deleted_at).length, 0)
+    await b.press('d', 'y')
+    await b.waitFor('Deleted fact')
+    const deleted = (await store.listFacts('alice')).filter((f) => f.deleted_at)
+    assert.deepEqual(
+      deleted.map((f) => f.content),
+      ['The staging database is read-only on Fridays'],
+    )
+    await b.waitFor('2 facts')
+  })
+
+  it('adds a fact, and refuses an empty one without writing', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('n', KEYS.enter)
+    await b.waitFor('A fact needs some text')
+    assert.equal((await store.listFacts('alice')).length, 3)
+    await b.press('Lunch is at noon', KEYS.enter)
+    await b.waitFor('Added fact')
+    await b.waitFor('4 facts')
+    assert.ok((await store.listFacts('alice')).some((f) => f.content === 'Lunch is at noon'))
+  })
+
+  it('switches agent from the agents view', async () => {
+    await store.addFact('bob', {content: 'Bob likes tea', tags: []})
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('a')
+    const agents = await b.waitFor('bob')
+    assert.ok(agents.includes('alice'), agents)
+    await b.press('j', KEYS.enter)
+    const frame = await b.waitFor('Bob likes tea')
+    assert.ok(frame.includes('agent bob'), frame)
+    assert.ok(!frame.includes('Prefers pnpm'), frame)
+  })
+
+  it('lists checkpoints and opens one with its state pretty-printed', async () => {
+    await store.saveCheckpoint('alice', {state: {task: 'migrate db', step: 2}, label: 'before lunch', messages: [{role: 'user'}]})
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('c')
+    await b.waitFor('before lunch')
+    await b.press(KEYS.enter)
+    const frame = await b.waitFor('"task": "migrate db"')
+    assert.ok(frame.includes('"step": 2'), frame)
+    assert.ok(frame.includes('1 message'), frame)
+    await b.press(KEYS.escape)
+    await b.waitFor('before lunch')
+  })
+
+  it('notices facts another process writes while it is open', async () => {
+    const b = open(20)
+    await b.waitFor('3 facts')
+    // A separate store instance stands for another process: it shares nothing but the files.
+    await new FileStore(home.home).addFact('alice', {content: 'Written elsewhere', tags: []})
+    await b.waitFor('Written elsewhere')
+    await b.waitFor('4 facts')
+  })
+
+  it('shows errors from the store instead of crashing', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('e')
+    await b.waitFor('Edit fact')
+    // The fact under the cursor (the newest) is deleted elsewhere before the edit is saved.
+    await new FileStore(home.home).deleteFact('alice', (await store.listFacts('alice')).at(-1)!.id)
+    await b.press(' again', KEYS.enter)
+    const frame = await b.waitFor('was deleted')
+    assert.ok(frame.includes('Edit fact'), frame)
+  })
+})
