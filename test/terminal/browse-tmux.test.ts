@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {BIN, mem, tempHome} from '../helpers/mem.js'
+
+/**
+ * The real binary in a real pseudo-terminal: tmux runs `mem`, send-keys types, capture-pane
+ * reads the screen. CI needs the `tmux` package (apt-get install tmux).
+ */
+let sessions = 0
+/** A tmux server per test: a server still shutting down never meets the next test. */
+let socket = ''
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8'})
+}
+
+function screen(): string {
+  return tmux('capture-pane', '-p', '-t', 'mem')
+}
+
+async function waitForScreen(check: string | ((s: string) => boolean), what?: string): Promise<string> {
+  const test = typeof check === 'string' ? (s: string) => s.includes(check) : check
+  // A bound on waiting for the program, not a timing assertion.
+  for (let i = 0; i < 300; i++) {
+    const s = screen()
+    if (test(s)) return s
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the terminal never showed ${what ?? JSON.stringify(check)}; it shows:\n${screen()}`)
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replaceAll("'", "'\\''")}'`
+}
+
+/** Starts `mem args` in a fresh 100x24 tmux window; the pane stays to report the exit and the terminal modes. */
+function start(home: string, args: string[]): void {
+  const env = `env -u NO_COLOR MEM_HOME=${shellQuote(home)} MEM_AGENT=alice`
+  const modes = `stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '`
+  const script = `${env} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "mem exited $?"; echo "modes: $(${modes})"; sleep 600`
+  socket = `mem-test-${process.pid}-${sessions++}`
+  tmux('new-session', '-d', '-s', 'mem', '-x', '100', '-y', '24', 'sh', '-c', script)
+}
+
+/** After the browser exits: it ended cleanly and left the terminal cooked, echoing and on the main screen. */
+async function assertRestored(): Promise<void> {
+  const after = await waitForScreen('modes:', 'the browser exiting')
+  assert.match(after, /mem exited 0/)
+  assert.match(after, /^modes: icanon echo *$/m, `line editing and echo are back:\n${after}`)
+  assert.ok(!after.includes('q quit'), `the browser's screen is gone (alternate screen left):\n${after}`)
+}
+
+describe('mem in a real terminal (tmux)', function () {
+  let home: ReturnType<typeof tempHome>
+
+  before(function () {
+    const which = spawnSync('tmux', ['-V'], {encoding: 'utf8'})
+    if (which.status !== 0) throw new Error('these tests need tmux: install the tmux package (apt-get install tmux)')
+    home = tempHome()
+    for (const [text, tag] of [
+      ['Prefers pnpm as package manager', 'tooling'],
+      ['Deploys happen on Tuesdays', 'ops'],
+      ['The staging database is read-only on Fridays', 'ops'],
+    ]) {
+      assert.equal(mem(home.home, ['add', text!, '--tag', tag!, '--agent', 'alice']).code, 0)
+    }
+  })
+  afterEach(() => {
+    if (socket !== '') spawnSync('tmux', ['-L', socket, 'kill-server'])
+    socket = ''
+  })
+  after(() => home.cleanup())
+
+  it('bare mem opens the browser: search, open a fact, see another process write, quit', async () => {
+    start(home.home, [])
+    const first = await waitForScreen('3 facts')
+    assert.match(first, /mem · agent alice · 3 facts/)
+    assert.match(first, /▸ just now The staging database is read-only on Fridays #ops/)
+
+    tmux('send-keys', '-t', 'mem', '/', 'staging')
+    await waitForScreen((s) => s.includes('/ staging') && s.includes('The staging database'), 'the search')
+    tmux('send-keys', '-t', 'mem', 'Enter', 'Enter')
+    const detail = await waitForScreen('History')
+    assert.match(detail, /The staging database is read-only on Fridays/)
+    assert.match(detail, /id [0-9A-Z]{26} · agent alice/)
+    tmux('send-keys', '-t', 'mem', 'Escape')
+    await waitForScreen('/ staging')
+    tmux('send-keys', '-t', 'mem', 'Escape')
+    await waitForScreen('press / to search')
+
+    assert.equal(mem(home.home, ['add', 'Written by another process', '--agent', 'alice']).code, 0)
+    await waitForScreen((s) => s.includes('Written by another process') && s.includes('4 facts'), 'the new fact')
+
+    tmux('send-keys', '-t', 'mem', 'q')
+    await assertRestored()
+  })
+
+  it('Ctrl-C leaves mem browse with the terminal restored', async () => {
+    start(home.home, ['browse'])
+    await waitForScreen('facts')
+    tmux('send-keys', '-t', 'mem', 'C-c')
+    await assertRestored()
+  })
+
+  it('a file that cannot be read shows as an error, and q still leaves cleanly', async () => {
+    const broken = tempHome()
+    try {
+      assert.equal(mem(broken.home, ['add', 'Soon unreadable', '--agent', 'alice']).code, 0)
+      writeFileSync(join(broken.home, 'agents', 'alice', 'facts', '000001.json'), '{oops')
+      start(broken.home, ['browse'])
+      await waitForScreen('cannot be used', 'the store error')
+      tmux('send-keys', '-t', 'mem', 'q')
+      await assertRestored()
+    } finally {
+      broken.cleanup()
+    }
+  })
+
+  it('at a terminal, mem search prints coloured, aligned output with relative dates', async () => {
+    start(home.home, ['search', 'deploys', '--agent', 'alice'])
+    const out = await waitForScreen('mem exited')
+    assert.match(out, /facts? for "deploys" · agent alice/)
+    assert.match(out, /^ {2}1\. {2}[0-9A-Z]{26} {2}just now {2}Deploys happen on Tuesdays #ops$/m)
+    const styled = tmux('capture-pane', '-p', '-e', '-t', 'mem')
+    assert.ok(styled.includes('\u001B['), 'colour reaches the terminal')
+  })
+})
