@@ -1,7 +1,7 @@
 import type * as v from 'valibot'
 
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
-import type {FactEntry} from '../ops/list.js'
+import {shownOf, type FactEntry} from '../ops/list.js'
 import {highlight} from './render-highlight.js'
 import {relativeTime} from './render-time.js'
 import {style, unstyled} from './terminal-style.js'
@@ -58,8 +58,7 @@ export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): 
 
 export function renderList(payload: Payload<typeof factList>, now: Date): string {
   if (payload.count === 0) return `${style('yellow', 'No facts to list')} ${style('dim', `· agent ${payload.agent_id}`)}`
-  const shown = payload.count < payload.total ? `${payload.count} of ${plural(payload.total, 'fact')}` : plural(payload.count, 'fact')
-  const head = `${style('bold', shown)} ${style('dim', `· agent ${payload.agent_id} · newest first`)}`
+  const head = `${style('bold', shownOf(payload.count, payload.total, 'fact', 'facts'))} ${style('dim', `· agent ${payload.agent_id} · newest first`)}`
   const rows = payload.facts.map((f) => {
     const note = statusText(f, now)
     const content = f.status === 'live' ? f.content : style('dim', f.content)
@@ -83,8 +82,7 @@ export function renderHistory(payload: Payload<typeof factHistory>, now: Date): 
 
 export function renderCheckpoints(payload: Payload<typeof checkpointList>, now: Date): string {
   if (payload.count === 0) return `${style('yellow', 'No checkpoints saved')} ${style('dim', `· agent ${payload.agent_id}`)}`
-  const shown = payload.count < payload.total ? `${payload.count} of ${plural(payload.total, 'checkpoint')}` : plural(payload.count, 'checkpoint')
-  const head = `${style('bold', shown)} ${style('dim', `· agent ${payload.agent_id} · newest first`)}`
+  const head = `${style('bold', shownOf(payload.count, payload.total, 'checkpoint', 'checkpoints'))} ${style('dim', `· agent ${payload.agent_id} · newest first`)}`
   const rows = payload.checkpoints.map((cp) => [
     style('dim', cp.id),
     style('green', relativeTime(cp.created_at, now)),

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 
 import {AgentId, Timestamp} from './fields.js'
-import {newestFirst} from './list.js'
+import {ListLimit, newestFirst, shownOf} from './list.js'
 import {defineOperation, resolveAgent} from './operation.js'
 
 export const CheckpointSummary = v.object({
@@ -20,7 +20,7 @@ export const checkpointList = defineOperation({
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   input: v.strictObject({
     agent_id: v.optional(AgentId),
-    limit: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 10000'), v.maxValue(10_000, 'must be between 1 and 10000')), 20),
+    limit: ListLimit,
   }),
   output: v.object({
     agent_id: v.string(),
@@ -42,8 +42,7 @@ export const checkpointList = defineOperation({
   },
   prose(payload) {
     if (payload.count === 0) return `No checkpoints saved for agent ${payload.agent_id}.`
-    const noun = payload.total === 1 ? 'checkpoint' : 'checkpoints'
-    const head = payload.count < payload.total ? `${payload.count} of ${payload.total} ${noun}` : `${payload.count} ${noun}`
+    const head = shownOf(payload.count, payload.total, 'checkpoint', 'checkpoints')
     const lines = payload.checkpoints.map((cp, i) => {
       const label = cp.label === undefined ? '' : ` "${cp.label}"`
       const keys = cp.state_keys.length > 0 ? `; state: ${cp.state_keys.join(', ')}` : ''

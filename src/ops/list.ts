@@ -44,6 +44,18 @@ export function newestFirst<T extends {id: string; created_at: string}>(a: T, b:
   return a.id > b.id ? -1 : a.id < b.id ? 1 : 0
 }
 
+/** How many entries a listing returns at most: 20 unless asked. */
+export const ListLimit = v.optional(
+  v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 10000'), v.maxValue(10_000, 'must be between 1 and 10000'), v.description('How many to return at most (1-10000).')),
+  20,
+)
+
+/** "3 facts", or "3 of 57 facts" when the limit cut the list short. */
+export function shownOf(count: number, total: number, one: string, many: string): string {
+  const noun = total === 1 ? one : many
+  return count < total ? `${count} of ${total} ${noun}` : `${count} ${noun}`
+}
+
 /** The line prose uses for a fact's place in history, or undefined for a live fact. */
 export function statusNote(f: FactEntry): string | undefined {
   if (f.status === 'deleted') return `deleted ${f.deleted_at}`
@@ -58,7 +70,7 @@ export const factList = defineOperation({
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   input: v.strictObject({
     agent_id: v.optional(AgentId),
-    limit: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 10000'), v.maxValue(10_000, 'must be between 1 and 10000')), 20),
+    limit: ListLimit,
     tags: v.optional(Tags),
     since: v.optional(Since),
     until: v.optional(Until),
@@ -82,8 +94,7 @@ export const factList = defineOperation({
   },
   prose(payload) {
     if (payload.count === 0) return `No facts to list for agent ${payload.agent_id}.`
-    const noun = payload.total === 1 ? 'fact' : 'facts'
-    const head = payload.count < payload.total ? `${payload.count} of ${payload.total} ${noun}` : `${payload.count} ${noun}`
+    const head = shownOf(payload.count, payload.total, 'fact', 'facts')
     const lines = payload.facts.map((f, i) => {
       const tags = f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''
       const note = statusNote(f)

@@ -82,6 +82,8 @@ describe('mem in a real terminal (tmux)', function () {
 
     tmux('send-keys', '-t', 'mem', '/', 'staging')
     await waitForScreen((s) => s.includes('/ staging') && s.includes('The staging database'), 'the search')
+    // eslint-disable-next-line no-control-regex -- reading the terminal's own colour codes
+    assert.match(tmux('capture-pane', '-p', '-e', '-t', 'mem'), /\u001B\[[\d;]*33m(?:\u001B\[[\d;]*m)*staging/, 'the matched word is shown in yellow')
     tmux('send-keys', '-t', 'mem', 'Enter', 'Enter')
     const detail = await waitForScreen('History')
     assert.match(detail, /The staging database is read-only on Fridays/)
