@@ -24,7 +24,7 @@ function ok(home: string, args: string[]): string {
 
 describe('everyday commands through the built binary (stdout is a pipe)', () => {
   let home: ReturnType<typeof tempHome>
-  const ids: Record<string, string> = {}
+  const ids = {npm: '', deploy: '', db: '', bun: ''}
 
   before(() => {
     home = tempHome()
