@@ -35,4 +35,14 @@ export interface Store {
   getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord>
   listCheckpoints(agent: string): Promise<CheckpointRecord[]>
   listAgents(): Promise<string[]>
+  /**
+   * Adds records made elsewhere (mem import) as they are: ids, times and history marks kept.
+   * Records whose id the agent already has are left alone; returns the ids it added.
+   */
+  importRecords(agent: string, records: ImportBatch): Promise<{facts: string[]; checkpoints: string[]}>
+}
+
+export interface ImportBatch {
+  facts: FactRecord[]
+  checkpoints: CheckpointRecord[]
 }
