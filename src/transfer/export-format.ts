@@ -92,6 +92,8 @@ export function checkpointLine(agent: string, checkpoint: CheckpointRecord): Rec
 
 /** The record as the store keeps it: the line without its type and agent. */
 export function toRecord<T extends {type: string; agent_id: string}>(line: T): Omit<T, 'type' | 'agent_id'> {
-  const {type: _type, agent_id: _agent, ...record} = line
-  return record
+  const record: Partial<T> = {...line}
+  delete record.type
+  delete record.agent_id
+  return record as Omit<T, 'type' | 'agent_id'>
 }
