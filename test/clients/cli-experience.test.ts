@@ -32,6 +32,14 @@ describe('the terminal experience: help, suggestions, completion', () => {
     }
   })
 
+  it('the command reference in docs/commands.md covers every command', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+    const reference = readFileSync(join(ROOT, 'docs', 'commands.md'), 'utf8')
+    for (const id of Object.keys(manifest.commands)) {
+      assert.match(reference, new RegExp(`^## \`mem ${id.replaceAll(':', ' ')}[ \`]`, 'm'), `docs/commands.md lacks ${id}: run "npm run docs:commands"`)
+    }
+  })
+
   it('a mistyped command suggests the right one at a terminal', () => {
     for (const [typed, meant] of [
       [['serch', 'pnpm'], 'search'],
