@@ -28,7 +28,8 @@ export default class Export extends MemCommand {
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Export)
     const plan = await planExport(this.context(flags.agent), {agent_id: flags.agent, all: flags.all}, this.config.version)
-    const bar = progressBar(!this.jsonMode)
+    // Lines printed to a terminal and a bar on the same screen would garble each other.
+    const bar = progressBar(!this.jsonMode && (flags.output !== undefined || !process.stdout.isTTY))
     try {
       if (flags.output === undefined) {
         await writeLinesToStdout(plan.lines(), plan.total, bar.onProgress)

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict'
 import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {jsonSchemaOf} from '../../src/mcp/tools.js'
+import {ExportSummary} from '../../src/transfer/export.js'
+import {ImportReport} from '../../src/transfer/import.js'
 import {mem, memAsync, tempHome} from '../helpers/mem.js'
+import {validateAgainst} from '../helpers/schema.js'
 import {json, lines, ok, seed, snapshot} from './helpers.js'
 
 const FACT = {type: 'fact', agent_id: 'carol', tags: [], created_at: '2026-01-31T09:15:00.000Z'}
@@ -60,11 +64,13 @@ describe('mem export and mem import (built binary, real files)', () => {
     const summary = json(ok(src, ['export', '--all', '-o', file, '--json']))
     assert.deepEqual({facts: summary.facts, checkpoints: summary.checkpoints, file: summary.file}, {facts: 4, checkpoints: 2, file})
     assert.equal(statSync(file).mode & 0o777, 0o600)
+    assert.equal(validateAgainst(jsonSchemaOf(ExportSummary), summary), undefined)
 
     const dst = home()
     const report = json(ok(dst, ['import', file, '--json']))
     assert.deepEqual(report.added, {facts: 4, checkpoints: 2})
     assert.deepEqual(report.rejected, [])
+    assert.equal(validateAgainst(jsonSchemaOf(ImportReport), report), undefined, 'the documented shape')
     assert.deepEqual(report.agents, [
       {agent_id: 'alice', facts: 3, checkpoints: 2},
       {agent_id: 'bob', facts: 1, checkpoints: 0},
