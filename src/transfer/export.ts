@@ -2,7 +2,7 @@ import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
-import {resolveAgent, type OperationContext} from '../ops/operation.js'
+import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
 import type {CheckpointRecord, FactRecord} from '../store/store.js'
 import {EXPORT_FORMAT, EXPORT_VERSION, checkpointLine, factLine, headerLine} from './export-format.js'
 import {plural} from './words.js'
@@ -37,7 +37,7 @@ export interface ExportPlan {
  * and the summary is exact), then hands out the lines one at a time.
  */
 export async function planExport(ctx: OperationContext, raw: ExportInput, memVersion: string): Promise<ExportPlan> {
-  const input = v.parse(ExportInput, raw)
+  const input = parseInput(ExportInput, raw)
   const known = await ctx.store.listAgents()
   let agents: string[]
   if (input.all) agents = known

@@ -4,7 +4,7 @@ import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
-import {resolveAgent, type OperationContext} from '../ops/operation.js'
+import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
 import {describeIssue} from '../store/format.js'
 import {newId} from '../store/ids.js'
 import type {CheckpointRecord, FactRecord, ImportBatch} from '../store/store.js'
@@ -66,7 +66,7 @@ interface Parsed {
  * it write, one locked write per agent.
  */
 export async function importRecords(ctx: OperationContext, raw: ImportInput, onProgress?: OnProgress): Promise<ImportReport> {
-  const input = v.parse(ImportInput, raw)
+  const input = parseInput(ImportInput, raw)
   const parsed = parseLines(ctx, input, onProgress)
   const {batches, skipped, rejected} = await plan(ctx, parsed)
   const report: ImportReport = {

@@ -25,7 +25,7 @@ describe('the terminal experience: help, suggestions, completion', () => {
     const ids = Object.keys(manifest.commands)
     for (const expected of ['export', 'import', 'mcp:config', 'mcp:install']) assert.ok(ids.includes(expected), `${expected} is a command`)
     for (const id of ids) {
-      const r = mem(h.home, [...id.split(':'), '--help'])
+      const r = mem(h.home, [...id.split(':'), '--help'], {env: {HOME: h.home}})
       assert.equal(r.code, 0, `${id} --help: ${r.stderr}`)
       assert.match(r.stdout, /^USAGE\n/m, `${id} --help shows usage`)
       assert.match(r.stdout, /^EXAMPLES\n {2}\S.*\bmem /m, `${id} --help shows examples`)

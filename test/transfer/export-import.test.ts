@@ -194,10 +194,16 @@ describe('mem export and mem import (built binary, real files)', () => {
     assert.equal(mem(src, ['export', '--agent', 'bob', '--all']).code, 2)
   })
 
-  it('a missing file is a clear input error', () => {
-    const r = mem(home(), ['import', '/nonexistent/file.jsonl'])
+  it('a missing file or a bad agent id is a clear input error (exit 2)', () => {
+    const dst = home()
+    const r = mem(dst, ['import', '/nonexistent/file.jsonl'])
     assert.equal(r.code, 2)
     assert.match(r.stderr, /cannot read the import from \/nonexistent\/file\.jsonl/)
+    const badAgent = mem(dst, ['import', '-', '--agent', '../etc'], {input: factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'x')})
+    assert.equal(badAgent.code, 2)
+    assert.match(badAgent.stderr, /agent_id: may use letters/)
+    assert.equal(mem(dst, ['export', '--agent', '../etc']).code, 2)
+    assert.deepEqual(snapshot(dst), {})
   })
 
   it('imports while other processes add facts, losing none', async () => {
