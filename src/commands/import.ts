@@ -17,7 +17,7 @@ export default class Import extends MemCommand {
   static override examples = [
     '<%= config.bin %> import backup.jsonl',
     '<%= config.bin %> import backup.jsonl --dry-run',
-    '<%= config.bin %> import ~/.npm/_npx/memory.jsonl --agent claude',
+    '<%= config.bin %> import memory.jsonl --agent claude',
     '<%= config.bin %> export --agent alice | <%= config.bin %> import - --agent bob',
     '<%= config.bin %> import backup.jsonl --json | jq \'.rejected[] | "line \\(.line): \\(.message)"\'',
   ]
