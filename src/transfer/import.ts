@@ -7,6 +7,7 @@ import {AgentId} from '../ops/fields.js'
 import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
 import {describeIssue} from '../store/format.js'
 import {newId} from '../store/ids.js'
+import {isLive} from '../store/records.js'
 import type {CheckpointRecord, FactRecord, ImportBatch} from '../store/store.js'
 import {CheckpointLine, EXPORT_FORMAT, EXPORT_VERSION, FactLine, HeaderLine, factLineProblem, toRecord} from './export-format.js'
 import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-server-format.js'
@@ -33,6 +34,8 @@ export const ImportReport = v.object({
   formats: v.array(v.string()),
   added: v.object({facts: v.number(), checkpoints: v.number()}),
   agents: v.array(v.object({agent_id: v.string(), facts: v.number(), checkpoints: v.number()})),
+  /** Stored facts that the file shows replaced or deleted since: that history is applied. */
+  updated: v.array(LineNote),
   skipped: v.array(LineNote),
   rejected: v.array(LineNote),
 })
@@ -74,28 +77,39 @@ export async function importRecords(ctx: OperationContext, raw: ImportInput, onP
     formats: [...parsed.formats].sort(),
     added: {facts: 0, checkpoints: 0},
     agents: [],
+    updated: [],
     skipped,
     rejected: [...parsed.rejected, ...rejected].sort((a, b) => a.line - b.line),
   }
   if (report.rejected.length > 0 && !input.skip_invalid) throw new ImportRejected(report)
 
-  const total = [...batches.values()].reduce((n, b) => n + b.facts.length + b.checkpoints.length, 0)
+  const total = [...batches.values()].reduce((n, b) => n + b.facts.length + b.checkpoints.length + b.marks.length, 0)
   let done = 0
   onProgress?.('Writing', 0, total)
   for (const [agent, batch] of batches) {
     const lineOf = new Map([...batch.facts, ...batch.checkpoints].map((p) => [p.record.id, p.line]))
-    const records: ImportBatch = {facts: sortById(batch.facts.map((p) => p.record)), checkpoints: sortByTime(batch.checkpoints.map((p) => p.record))}
-    const added = input.dry_run ? {facts: records.facts.map((f) => f.id), checkpoints: records.checkpoints.map((c) => c.id)} : await ctx.store.importRecords(agent, records)
-    // Another process may have added the same ids since the plan was made.
-    const addedIds = new Set([...added.facts, ...added.checkpoints])
+    const records: ImportBatch = {
+      facts: sortById(batch.facts.map((p) => p.record)),
+      checkpoints: sortByTime(batch.checkpoints.map((p) => p.record)),
+      marks: batch.marks.map((m) => ({id: m.id, patch: m.patch})),
+    }
+    const result = input.dry_run ? {facts: records.facts.map((f) => f.id), checkpoints: records.checkpoints.map((c) => c.id), marked: batch.marks.map((m) => m.id)} : await ctx.store.importRecords(agent, records)
+    // Another process may have added the same ids, or changed the same facts, since the plan was made.
+    const addedIds = new Set([...result.facts, ...result.checkpoints])
     for (const [id, line] of lineOf) if (!addedIds.has(id)) report.skipped.push({line, message: `${id} was added meanwhile by another mem process`})
-    report.agents.push({agent_id: agent, facts: added.facts.length, checkpoints: added.checkpoints.length})
-    report.added.facts += added.facts.length
-    report.added.checkpoints += added.checkpoints.length
-    done += lineOf.size
+    const markedIds = new Set(result.marked)
+    for (const m of batch.marks) {
+      if (markedIds.has(m.id)) report.updated.push({line: m.line, message: `fact ${m.id} of agent ${agent} was ${m.patch.deleted_at ? 'deleted' : `replaced by ${m.patch.superseded_by}`} since it was stored`})
+      else report.skipped.push({line: m.line, message: `fact ${m.id} was changed meanwhile by another mem process`})
+    }
+    report.agents.push({agent_id: agent, facts: result.facts.length, checkpoints: result.checkpoints.length})
+    report.added.facts += result.facts.length
+    report.added.checkpoints += result.checkpoints.length
+    done += lineOf.size + batch.marks.length
     onProgress?.('Writing', done, total)
   }
   report.skipped.sort((a, b) => a.line - b.line)
+  report.updated.sort((a, b) => a.line - b.line)
   return report
 }
 
@@ -179,6 +193,7 @@ function check<S extends v.GenericSchema>(schema: S, value: unknown, what: strin
 interface AgentBatch {
   facts: Extract<Planned, {kind: 'fact'}>[]
   checkpoints: Extract<Planned, {kind: 'checkpoint'}>[]
+  marks: {line: number; id: string; patch: Partial<FactRecord>}[]
 }
 
 /** Compares each record with what the agent already has and with earlier lines. */
@@ -197,12 +212,12 @@ async function plan(ctx: OperationContext, parsed: Parsed): Promise<{batches: Ma
     const storedContent = new Set<string>()
     for (const fact of await ctx.store.listFacts(agent)) {
       stored.set(fact.id, fact)
-      if (fact.superseded_by === undefined && fact.deleted_at === undefined) storedContent.add(contentKey(fact))
+      if (isLive(fact)) storedContent.add(contentKey(fact))
     }
     for (const cp of await ctx.store.listCheckpoints(agent)) stored.set(cp.id, cp)
     const earlier = new Map<string, Planned>()
     const earlierContent = new Map<string, number>()
-    const batch: AgentBatch = {facts: [], checkpoints: []}
+    const batch: AgentBatch = {facts: [], checkpoints: [], marks: []}
     for (const p of planned) {
       const what = `${p.kind} ${p.record.id}`
       if (p.kind === 'fact' && p.byContent) {
@@ -218,8 +233,11 @@ async function plan(ctx: OperationContext, parsed: Parsed): Promise<{batches: Ma
       const have = stored.get(p.record.id)
       const seen = earlier.get(p.record.id)
       if (have !== undefined) {
-        if (isDeepStrictEqual(have, p.record)) skipped.push({line: p.line, message: `agent ${agent} already has ${what}`})
-        else rejected.push({line: p.line, message: `agent ${agent} already has ${what} and it differs from this line (content or history); mem never overwrites a record on import`})
+        const history = p.kind === 'fact' ? compareHistory(have as FactRecord, p.record) : isDeepStrictEqual(have, p.record) ? 'same' : 'different'
+        if (history === 'same') skipped.push({line: p.line, message: `agent ${agent} already has ${what}`})
+        else if (history === 'stored is later') skipped.push({line: p.line, message: `agent ${agent} already has ${what}, replaced or deleted since`})
+        else if (history === 'file is later' && p.kind === 'fact') batch.marks.push({line: p.line, id: p.record.id, patch: marksOf(p.record)})
+        else rejected.push({line: p.line, message: `agent ${agent} already has ${what} and it differs from this line; mem never overwrites a record on import`})
       } else if (seen !== undefined) {
         if (isDeepStrictEqual(seen.record, p.record)) skipped.push({line: p.line, message: `repeats ${what} of line ${seen.line}`})
         else rejected.push({line: p.line, message: `${what} was already given on line ${seen.line} with different content`})
@@ -227,13 +245,36 @@ async function plan(ctx: OperationContext, parsed: Parsed): Promise<{batches: Ma
         earlier.set(p.record.id, p)
         if (p.kind === 'fact') {
           batch.facts.push(p)
-          if (p.record.superseded_by === undefined && p.record.deleted_at === undefined) earlierContent.set(contentKey(p.record), p.line)
+          if (isLive(p.record)) earlierContent.set(contentKey(p.record), p.line)
         } else batch.checkpoints.push(p)
       }
     }
-    if (batch.facts.length + batch.checkpoints.length > 0) batches.set(agent, batch)
+    if (batch.facts.length + batch.checkpoints.length + batch.marks.length > 0) batches.set(agent, batch)
   }
   return {batches, skipped, rejected}
+}
+
+const MARKS = ['superseded_by', 'superseded_at', 'deleted_at', 'reason'] as const
+
+function marksOf(fact: FactRecord): Partial<FactRecord> {
+  return Object.fromEntries(MARKS.filter((k) => fact[k] !== undefined).map((k) => [k, fact[k]]))
+}
+
+/**
+ * The same fact in two places differs only in its history marks when one copy was replaced
+ * or deleted after the other was made. Anything else is a different record under one id.
+ */
+function compareHistory(stored: FactRecord, line: FactRecord): 'same' | 'stored is later' | 'file is later' | 'different' {
+  if (isDeepStrictEqual(stored, line)) return 'same'
+  const strip = (f: FactRecord): FactRecord => {
+    const copy = {...f}
+    for (const k of MARKS) delete copy[k]
+    return copy
+  }
+  if (!isDeepStrictEqual(strip(stored), strip(line))) return 'different'
+  if (isLive(line)) return 'stored is later'
+  if (isLive(stored)) return 'file is later'
+  return 'different'
 }
 
 /** Same text and same tags (in any order) is the same fact for a file that has no ids. */
@@ -254,6 +295,7 @@ export function importProse(report: ImportReport): string {
   const verb = report.dry_run ? 'Would import' : 'Imported'
   const perAgent = report.agents.map((a) => `${a.agent_id}: ${a.facts}/${a.checkpoints}`).join(', ')
   const lines = [`${verb} ${plural(report.added.facts, 'fact')} and ${plural(report.added.checkpoints, 'checkpoint')}${perAgent ? ` (facts/checkpoints per agent: ${perAgent})` : ''}.`]
+  if (report.updated.length > 0) lines.push(`${report.dry_run ? 'Would mark' : 'Marked'} ${plural(report.updated.length, 'stored fact')} replaced or deleted, as the file shows: ${lineList(report.updated)}.`)
   if (report.skipped.length > 0) lines.push(`Skipped ${plural(report.skipped.length, 'record')} already present: ${lineList(report.skipped)}.`)
   if (report.rejected.length > 0) {
     lines.push(`Rejected ${plural(report.rejected.length, 'line')} (left out):`)

@@ -160,6 +160,35 @@ describe('mem export and mem import (built binary, real files)', () => {
     assert.deepEqual(snapshot(dst), before)
   })
 
+  it('a newer export of the same memory brings its later history: replaced and deleted facts follow', () => {
+    const src = home()
+    const first = json<{fact_id: string}>(ok(src, ['add', 'Uses npm', '--agent', 'dana', '--json'])).fact_id
+    const second = json<{fact_id: string}>(ok(src, ['add', 'Works from Lisbon', '--agent', 'dana', '--json'])).fact_id
+    const early = ok(src, ['export', '--agent', 'dana']).stdout
+    const dst = home()
+    ok(dst, ['import', '-'], {input: early})
+
+    const third = json<{fact_id: string}>(ok(src, ['reflect', 'update', '--fact', first, '--content', 'Uses pnpm', '--agent', 'dana', '--json'])).fact_id
+    ok(src, ['reflect', 'delete', '--fact', second, '--agent', 'dana'])
+    const later = ok(src, ['export', '--agent', 'dana']).stdout
+    const report = json<{added: unknown; updated: {line: number; message: string}[]; rejected: unknown[]}>(ok(dst, ['import', '-', '--json'], {input: later}))
+    assert.deepEqual(report.rejected, [])
+    assert.deepEqual(report.added, {facts: 1, checkpoints: 0})
+    assert.deepEqual(report.updated.map((u) => u.line), [2, 3])
+    assert.match(report.updated[0]!.message, new RegExp(`fact ${first} of agent dana was replaced by ${third}`))
+    assert.match(report.updated[1]!.message, /was deleted since it was stored/)
+    const records = (text: string): unknown[] => lines(text).slice(1)
+    assert.deepEqual(records(ok(dst, ['export', '--agent', 'dana']).stdout), records(later))
+    assert.deepEqual(json<{facts: {id: string}[]}>(ok(dst, ['search', 'uses npm pnpm lisbon', '--agent', 'dana', '--json'])).facts.map((f) => f.id), [third])
+
+    // The older export again changes nothing: the store's history is later.
+    const before = snapshot(dst)
+    const stale = json<{added: unknown; updated: unknown[]; skipped: {message: string}[]}>(ok(dst, ['import', '-', '--json'], {input: early}))
+    assert.deepEqual([stale.added, stale.updated], [{facts: 0, checkpoints: 0}, []])
+    assert.match(stale.skipped[0]!.message, /replaced or deleted since/)
+    assert.deepEqual(snapshot(dst), before)
+  })
+
   it('--dry-run reports what would be added and writes nothing', () => {
     const text = exported
     const dst = home()

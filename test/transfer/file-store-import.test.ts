@@ -44,6 +44,35 @@ describe('FileStore.importRecords', () => {
     assert.deepEqual((await other.getCheckpoint('alice')).state, {step: 9})
   })
 
+  it('marks live facts replaced or deleted, in old segments and in the one it appended to', async () => {
+    const store = new FileStore(h.home)
+    const watcher = new FileStore(h.home)
+    const old = Array.from({length: 1001}, (_, i) => fact(i))
+    await store.importRecords('erin', {facts: old, checkpoints: []})
+    assert.equal((await watcher.listFacts('erin')).length, 1001)
+    const next = fact(5000)
+    const result = await store.importRecords('erin', {
+      facts: [next],
+      checkpoints: [],
+      marks: [
+        {id: old[0]!.id, patch: {superseded_by: next.id, superseded_at: '2026-02-01T00:00:00.000Z'}},
+        {id: old[1000]!.id, patch: {deleted_at: '2026-02-01T00:00:00.000Z', reason: 'wrong'}},
+        {id: 'NOT-STORED', patch: {deleted_at: '2026-02-01T00:00:00.000Z'}},
+      ],
+    })
+    assert.deepEqual(result, {facts: [next.id], checkpoints: [], marked: [old[0]!.id, old[1000]!.id]})
+    for (const s of [store, watcher, new FileStore(h.home)]) {
+      const all = await s.listFacts('erin')
+      assert.equal(all.length, 1002, 'the appended fact is kept when its segment is marked too')
+      assert.equal(all.find((f) => f.id === old[0]!.id)?.superseded_by, next.id)
+      assert.equal(all.find((f) => f.id === old[1000]!.id)?.reason, 'wrong')
+      const hits = await s.searchFacts('erin', {text: 'Fact number 0', limit: 100})
+      assert.ok(!hits.some((hit) => hit.fact.id === old[0]!.id), 'a marked fact leaves the index')
+    }
+    const again = await store.importRecords('erin', {facts: [], checkpoints: [], marks: [{id: old[0]!.id, patch: {deleted_at: '2026-03-01T00:00:00.000Z'}}]})
+    assert.deepEqual(again.marked, [], 'a fact that is no longer live is not marked again')
+  })
+
   it('leaves records whose id is present alone and adds a repeated id once', async () => {
     const store = new FileStore(h.home)
     const watcher = new FileStore(h.home)
