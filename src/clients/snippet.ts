@@ -1,4 +1,4 @@
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 
 import {CLIENTS, configFileOf, currentEnvironment, type Client, type ClientId} from './clients.js'
 import {claudeMcpAddLine, launchOf, type Launch} from './launcher.js'
@@ -38,7 +38,8 @@ export function launchFor(options: SetupOptions): Launch {
 
 export function snippetFor(client: Client, options: SetupOptions): ClientSnippet {
   const launch = launchFor(options)
-  const file = configFileOf(client, {configFile: options.configFile, workspace: options.workspace, env: currentEnvironment()})
+  const absolute = (path: string | undefined): string | undefined => (path === undefined ? undefined : resolve(path))
+  const file = configFileOf(client, {configFile: absolute(options.configFile), workspace: absolute(options.workspace), env: currentEnvironment()})
   return {
     client: client.id,
     name: client.name,
