@@ -72,8 +72,8 @@ describe('mem mcp config and mem mcp install', () => {
     const original = `{\n    "mcpServers": {\n        "other": {"command": "other-server"}\n    },\n    "theme": "dark"\n}\n`
     writeFileSync(file, original)
     chmodSync(file, 0o644)
-    const r = JSON.parse(ok(h.home, ['mcp', 'install', '--client', 'cursor', '--json']).stdout) as {backup: string; changed: boolean; created: boolean}
-    assert.deepEqual([r.changed, r.created], [true, false])
+    const r = JSON.parse(ok(h.home, ['mcp', 'install', '--client', 'cursor', '--json']).stdout) as {backup: string; changed: boolean; created: boolean; dry_run: boolean; replaced: boolean}
+    assert.deepEqual([r.changed, r.created, r.dry_run, r.replaced], [true, false, false, false])
     assert.equal(readFileSync(r.backup, 'utf8'), original)
     assert.match(r.backup, /mcp\.json\.mem-backup-\d{8}T\d{6}Z$/)
     const merged = readJson(file)

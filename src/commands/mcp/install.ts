@@ -35,7 +35,7 @@ export default class McpInstall extends MemCommand {
     const payload = {
       client: client.id,
       config_file: change.file,
-      dry_run: flags['dry-run'],
+      dry_run: flags['dry-run'] === true,
       changed: change.changed,
       created: change.created,
       replaced: change.replaced,
