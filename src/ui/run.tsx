@@ -1,4 +1,5 @@
 import {render} from 'ink'
+import {constants} from 'node:os'
 
 import type {OperationContext} from '../ops/index.js'
 import {operationsBackend} from './backend.js'
@@ -7,6 +8,7 @@ import {Browser} from './browser.js'
 const ENTER_ALT_SCREEN = '\u001B[?1049h'
 const LEAVE_ALT_SCREEN = '\u001B[?1049l'
 const SHOW_CURSOR = '\u001B[?25h'
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 /**
  * Puts the terminal back as it was: cooked mode, cursor shown, main screen. Safe to run twice,
@@ -20,21 +22,20 @@ function restoreTerminal(): void {
 
 /** Runs the full-screen browser until the person leaves it. */
 export async function runBrowser(ctx: OperationContext, agent: string): Promise<void> {
+  // In raw mode Ctrl-C is a key ink handles; SIGINT still comes before raw mode is on, or from kill.
   const onSignal = (signal: NodeJS.Signals): void => {
     restoreTerminal()
-    process.exit(128 + (signal === 'SIGTERM' ? 15 : 1))
+    process.exit(128 + constants.signals[signal])
   }
   process.stdout.write(ENTER_ALT_SCREEN)
   process.once('exit', restoreTerminal)
-  process.once('SIGTERM', onSignal)
-  process.once('SIGHUP', onSignal)
+  for (const signal of SIGNALS) process.once(signal, onSignal)
   try {
     const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} />, {exitOnCtrlC: true, patchConsole: false})
     await app.waitUntilExit()
   } finally {
     restoreTerminal()
     process.off('exit', restoreTerminal)
-    process.off('SIGTERM', onSignal)
-    process.off('SIGHUP', onSignal)
+    for (const signal of SIGNALS) process.off(signal, onSignal)
   }
 }

@@ -45,10 +45,10 @@ function start(home: string, args: string[]): void {
   tmux('new-session', '-d', '-s', 'mem', '-x', '100', '-y', '24', 'sh', '-c', script)
 }
 
-/** After the browser exits: it ended cleanly and left the terminal cooked, echoing and on the main screen. */
-async function assertRestored(): Promise<void> {
+/** After the browser exits: it ended as expected and left the terminal cooked, echoing and on the main screen. */
+async function assertRestored(status = 0): Promise<void> {
   const after = await waitForScreen('modes:', 'the browser exiting')
-  assert.match(after, /mem exited 0/)
+  assert.match(after, new RegExp(`mem exited ${status}\\b`))
   assert.match(after, /^modes: icanon echo *$/m, `line editing and echo are back:\n${after}`)
   assert.ok(!after.includes('q quit'), `the browser's screen is gone (alternate screen left):\n${after}`)
 }
@@ -102,9 +102,21 @@ describe('mem in a real terminal (tmux)', function () {
 
   it('Ctrl-C leaves mem browse with the terminal restored', async () => {
     start(home.home, ['browse'])
-    await waitForScreen('facts')
+    // Once facts are listed the app is mounted and reading keys in raw mode.
+    await waitForScreen((s) => /\d+ facts/.test(s), 'the loaded list')
     tmux('send-keys', '-t', 'mem', 'C-c')
     await assertRestored()
+  })
+
+  it('a SIGTERM ends mem browse with the terminal restored', async () => {
+    start(home.home, ['browse'])
+    await waitForScreen((s) => /\d+ facts/.test(s), 'the loaded list')
+    // The pane runs sh, and sh runs mem: signal that one process, which this test started.
+    const shell = tmux('list-panes', '-t', 'mem', '-F', '#{pane_pid}').trim()
+    const child = execFileSync('pgrep', ['-P', shell], {encoding: 'utf8'}).trim().split('\n')
+    assert.equal(child.length, 1, `one process under the pane's shell: ${child.join(', ')}`)
+    process.kill(Number(child[0]), 'SIGTERM')
+    await assertRestored(143)
   })
 
   it('a file that cannot be read shows as an error, and q still leaves cleanly', async () => {
