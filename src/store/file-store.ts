@@ -1,56 +1,98 @@
 import {mkdirSync, readdirSync} from 'node:fs'
 
 import {MemError} from '../errors.js'
-import {FactIndex} from '../search/fact-index.js'
+import type {FactIndex} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
+import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {DIR_MODE} from './durable-file.js'
 import {newId} from './ids.js'
 import {withLock} from './lock.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
-import {CheckpointRecord, FactRecord, isLive} from './records.js'
+import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
+import {openIndex, saveIndex, worthSaving} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import type {NewCheckpoint, NewFact, ScoredFact, Store} from './store.js'
 
-const FACT_SEGMENT = {kind: 'mem.facts', folder: 'facts', record: FactRecord, maxRecords: 1000, maxBytes: 512 * 1024} as const
-const CHECKPOINT_SEGMENT = {kind: 'mem.checkpoints', folder: 'checkpoints', record: CheckpointRecord, maxRecords: 100, maxBytes: 4 * 1024 * 1024} as const
+type Collection = 'facts' | 'checkpoints'
 
-/** One agent's folder as this process last saw it, with the search index over its live facts. */
+/**
+ * What an operation needs brought up to date before it runs: every segment of a collection,
+ * or only its last one (appending needs nothing else, so `mem add` reads one small file).
+ */
+type Needs = {[C in Collection]?: 'all' | 'last'}
+
+/**
+ * One agent's folder as this process last saw it. The id map and the search index are views
+ * derived from the cached segments, built on first use only (a process that only adds never
+ * builds them) and then kept in step with every change the cache reports.
+ */
 class AgentFiles {
   readonly facts: CachedSegments<FactRecord>
   readonly checkpoints: CachedSegments<CheckpointRecord>
-  readonly index = new FactIndex()
-  readonly byId = new Map<string, {fact: FactRecord; segment: string}>()
+  private ids?: Map<string, {fact: FactRecord; segment: string}>
+  private index?: FactIndex
 
   constructor(readonly dir: string) {
     this.facts = new CachedSegments(new SegmentedFiles(dir, FACT_SEGMENT))
     this.checkpoints = new CachedSegments(new SegmentedFiles(dir, CHECKPOINT_SEGMENT))
   }
 
-  refresh(revision: Revision | undefined, onMigrated?: (collection: 'facts' | 'checkpoints', name: string) => void): void {
-    this.follow(this.facts.refresh(revision, onMigrated && ((name) => onMigrated('facts', name))))
-    this.checkpoints.refresh(revision, onMigrated && ((name) => onMigrated('checkpoints', name)))
+  refresh(revision: Revision | undefined, needs: Needs, onMigrated?: (collection: Collection, name: string) => void): void {
+    const migrated = (collection: Collection) => onMigrated && ((name: string) => onMigrated(collection, name))
+    if (needs.facts) {
+      const how = needs.facts === 'all' ? 'refresh' : 'refreshLast'
+      this.follow(this.facts[how](revision, migrated('facts')))
+    }
+    if (needs.checkpoints) {
+      const how = needs.checkpoints === 'all' ? 'refresh' : 'refreshLast'
+      this.checkpoints[how](revision, migrated('checkpoints'))
+    }
   }
 
   /** Facts never change content under the same id, so only liveness moves the index. */
   follow(changes: Change<FactRecord>[]): void {
+    const {ids, index} = this
+    if (!ids && !index) return
     for (const {name, before, after} of changes) {
       const liveAfter = new Set(after.filter(isLive).map((f) => f.id))
       for (const fact of before) {
-        if (isLive(fact) && !liveAfter.has(fact.id)) this.index.remove(fact.id)
-        if (this.byId.get(fact.id)?.segment === name) this.byId.delete(fact.id)
+        if (index && isLive(fact) && !liveAfter.has(fact.id)) index.remove(fact.id)
+        if (ids?.get(fact.id)?.segment === name) ids.delete(fact.id)
       }
       for (const fact of after) {
-        this.byId.set(fact.id, {fact, segment: name})
-        if (isLive(fact) && !this.index.has(fact.id)) this.index.add(fact)
+        ids?.set(fact.id, {fact, segment: name})
+        if (index && isLive(fact) && !index.has(fact.id)) index.add(fact)
       }
     }
+  }
+
+  /** Every fact by id; the facts must have been refreshed with `all`. */
+  byId(): Map<string, {fact: FactRecord; segment: string}> {
+    if (!this.ids) {
+      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the id map')
+      const ids = new Map<string, {fact: FactRecord; segment: string}>()
+      for (const seg of this.facts.all()) for (const fact of seg.records) ids.set(fact.id, {fact, segment: seg.name})
+      this.ids = ids
+    }
+    return this.ids
+  }
+
+  /** The search index over live facts; the facts must have been refreshed with `all`. */
+  async searchIndex(): Promise<FactIndex> {
+    if (!this.index) {
+      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the search index')
+      const opened = await openIndex(this.dir, this.facts.records())
+      if (worthSaving(opened)) saveIndex(this.dir, opened.index)
+      this.index = opened.index
+    }
+    return this.index
   }
 }
 
 /** The changes one locked write makes, applied in order and then stamped once. */
 class Transaction {
-  private readonly written: {cache: CachedSegments<never>; segment: Segment<never>; change?: Change<FactRecord>}[] = []
+  private readonly written: {cache: CachedSegments<never>; segment: Segment<never>}[] = []
 
   constructor(private readonly agent: AgentFiles) {}
 
@@ -63,7 +105,7 @@ class Transaction {
   }
 
   markFact(id: string, patch: Partial<FactRecord>): void {
-    const entry = this.agent.byId.get(id)
+    const entry = this.agent.byId().get(id)
     const seg = entry && this.agent.facts.get(entry.segment)
     if (!seg) throw new MemError('internal', `fact ${id} is indexed but its segment is gone`)
     const records = seg.records.map((f) => (f.id === id ? {...f, ...patch} : f))
@@ -86,7 +128,7 @@ class Transaction {
   private put<T>(cache: CachedSegments<T>, name: string, records: T[], isFact: boolean): void {
     const before = cache.get(name)?.records ?? []
     const segment = cache.files.write(name, records)
-    cache.remember(segment, {epoch: '', segments: {}})
+    cache.remember(segment, undefined)
     if (isFact) this.agent.follow([{name, before: before as FactRecord[], after: records as FactRecord[]}])
     this.written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
   }
@@ -102,7 +144,7 @@ export class FileStore implements Store {
   constructor(readonly home: string) {}
 
   async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
-    return this.write(agent, (tx) => {
+    return this.write(agent, {facts: 'last'}, (tx) => {
       const record: FactRecord = {id: newId(), content: fact.content, tags: fact.tags, created_at: now()}
       tx.appendFact(record)
       return record
@@ -110,16 +152,18 @@ export class FileStore implements Store {
   }
 
   async searchFacts(agent: string, query: {text: string; limit: number; tags?: string[]}): Promise<ScoredFact[]> {
-    const a = this.read(agent)
-    return a.index.search(query.text, {limit: query.limit, tags: query.tags}).map((hit) => ({fact: a.byId.get(hit.id)!.fact, score: hit.score}))
+    const a = this.read(agent, {facts: 'all'})
+    const index = await a.searchIndex()
+    const ids = a.byId()
+    return index.search(query.text, {limit: query.limit, tags: query.tags}).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
-    return this.findFact(this.read(agent), agent, id)
+    return this.findFact(this.read(agent, {facts: 'all'}), agent, id)
   }
 
   async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
-    return this.write(agent, (tx, a) => {
+    return this.write(agent, {facts: 'all'}, (tx, a) => {
       for (const id of ids) this.findLiveFact(a, agent, id)
       const time = now()
       const record: FactRecord = {id: newId(), content: next.content, tags: next.tags, created_at: time, supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
@@ -131,7 +175,7 @@ export class FileStore implements Store {
   }
 
   async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
-    return this.write(agent, (tx, a) => {
+    return this.write(agent, {facts: 'all'}, (tx, a) => {
       const fact = this.findLiveFact(a, agent, id)
       const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
       tx.markFact(id, patch)
@@ -140,11 +184,11 @@ export class FileStore implements Store {
   }
 
   async listFacts(agent: string): Promise<FactRecord[]> {
-    return [...this.read(agent).facts.records()]
+    return [...this.read(agent, {facts: 'all'}).facts.records()]
   }
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
-    return this.write(agent, (tx) => {
+    return this.write(agent, {checkpoints: 'last'}, (tx) => {
       const record: CheckpointRecord = {id: newId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
       tx.appendCheckpoint(record)
       return record
@@ -152,7 +196,7 @@ export class FileStore implements Store {
   }
 
   async getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord> {
-    const a = this.read(agent)
+    const a = this.read(agent, {checkpoints: id === undefined ? 'last' : 'all'})
     if (id === undefined) {
       const latest = a.checkpoints.last()?.records.at(-1)
       if (!latest) throw new MemError('no_checkpoint', `No checkpoint found for agent "${agent}".`)
@@ -163,7 +207,7 @@ export class FileStore implements Store {
   }
 
   async listCheckpoints(agent: string): Promise<CheckpointRecord[]> {
-    return [...this.read(agent).checkpoints.records()]
+    return [...this.read(agent, {checkpoints: 'all'}).checkpoints.records()]
   }
 
   async listAgents(): Promise<string[]> {
@@ -188,19 +232,19 @@ export class FileStore implements Store {
   }
 
   /** Reads take no lock: every file is replaced atomically, so a reader sees whole files. */
-  private read(agent: string): AgentFiles {
+  private read(agent: string, needs: Needs): AgentFiles {
     const a = this.agent(agent)
-    a.refresh(readRevision(a.dir))
+    a.refresh(readRevision(a.dir), needs)
     return a
   }
 
-  private async write<T>(agent: string, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
+  private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
     const a = this.agent(agent)
     mkdirSync(a.dir, {recursive: true, mode: DIR_MODE})
     return withLock(a.dir, () => {
       const revision = readRevision(a.dir)
       const tx = new Transaction(a)
-      a.refresh(revision, (collection, name) => rewriteMigrated(a, collection, name))
+      a.refresh(revision, needs, (collection, name) => rewriteMigrated(a, collection, name))
       const result = change(tx, a)
       tx.commit(revision)
       return result
@@ -208,7 +252,7 @@ export class FileStore implements Store {
   }
 
   private findFact(a: AgentFiles, agent: string, id: string): FactRecord {
-    const entry = a.byId.get(id)
+    const entry = a.byId().get(id)
     if (!entry) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
     return entry.fact
   }
@@ -224,7 +268,7 @@ export class FileStore implements Store {
 }
 
 /** An older file format is upgraded on the first write that holds the lock; the old bytes stay as `.bak`. */
-function rewriteMigrated(a: AgentFiles, collection: 'facts' | 'checkpoints', name: string): void {
+function rewriteMigrated(a: AgentFiles, collection: Collection, name: string): void {
   const cache = collection === 'facts' ? a.facts : a.checkpoints
   const seg = cache.files.read(name)
   ;(cache.files as SegmentedFiles<unknown>).write(name, seg.records)
