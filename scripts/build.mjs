@@ -10,11 +10,12 @@
  */
 import {createHash} from 'node:crypto'
 import {readdirSync, readFileSync, statSync} from 'node:fs'
-import {join, relative} from 'node:path'
+import {dirname, join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 import {build} from 'esbuild'
 
-const root = new URL('..', import.meta.url).pathname
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const src = join(root, 'src')
 
 /** Bundled into dist: what `mem search` and `mem add` load, and what those packages import. */

@@ -108,6 +108,13 @@ export class CachedSegments<T> {
     return out
   }
 
+  /** Size of what is held, as serialized: what keeping this collection in memory costs, roughly. */
+  bytes(): number {
+    let total = 0
+    for (const seg of this.segments.values()) total += seg.bytes
+    return total
+  }
+
   *records(): Iterable<T> {
     for (const seg of this.all()) yield* seg.records
   }

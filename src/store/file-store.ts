@@ -10,11 +10,19 @@ import {withLock} from './lock.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
-import {openIndex, saveIndex, worthSaving} from './search-cache.js'
+import {loadFactIndex, openIndex, saveIndex, worthSaving, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import type {NewCheckpoint, NewFact, ScoredFact, Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
+
+/**
+ * How much of other agents' files a long-running process keeps in memory, counted as their
+ * serialized size (the index and id map cost a few times that again). One server can serve
+ * many agents; past this budget the least recently used agents are dropped and re-read (from
+ * the saved index) when next used. The agent in use is never dropped.
+ */
+const CACHE_BUDGET_BYTES = 32 * 1024 * 1024
 
 /**
  * What an operation needs brought up to date before it runs: every segment of a collection,
@@ -67,6 +75,10 @@ class AgentFiles {
     }
   }
 
+  heldBytes(): number {
+    return this.facts.bytes() + this.checkpoints.bytes()
+  }
+
   /** Every fact by id; the facts must have been refreshed with `all`. */
   byId(): Map<string, {fact: FactRecord; segment: string}> {
     if (!this.ids) {
@@ -79,10 +91,10 @@ class AgentFiles {
   }
 
   /** The search index over live facts; the facts must have been refreshed with `all`. */
-  async searchIndex(): Promise<FactIndex> {
+  searchIndex(FactIndex: FactIndexType): FactIndex {
     if (!this.index) {
       if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the search index')
-      const opened = await openIndex(this.dir, this.facts.records())
+      const opened = openIndex(FactIndex, this.dir, [...this.facts.records()])
       if (worthSaving(opened)) saveIndex(this.dir, opened.index)
       this.index = opened.index
     }
@@ -152,8 +164,10 @@ export class FileStore implements Store {
   }
 
   async searchFacts(agent: string, query: {text: string; limit: number; tags?: string[]}): Promise<ScoredFact[]> {
+    const FactIndex = await loadFactIndex()
+    // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     const a = this.read(agent, {facts: 'all'})
-    const index = await a.searchIndex()
+    const index = a.searchIndex(FactIndex)
     const ids = a.byId()
     return index.search(query.text, {limit: query.limit, tags: query.tags}).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
   }
@@ -222,13 +236,29 @@ export class FileStore implements Store {
     }
   }
 
+  /**
+   * The agent's cached files, most recently used last. Dropping an agent only forgets its
+   * cache: an operation still holding it finishes with it, and the next one reads afresh.
+   */
   private agent(agent: string): AgentFiles {
     let a = this.agents.get(agent)
-    if (!a) {
-      a = new AgentFiles(agentDir(this.home, agent))
-      this.agents.set(agent, a)
-    }
+    if (a) this.agents.delete(agent)
+    else a = new AgentFiles(agentDir(this.home, agent))
+    this.agents.set(agent, a)
+    this.evict(a)
     return a
+  }
+
+  private evict(keep: AgentFiles): void {
+    if (this.agents.size < 2) return
+    let total = 0
+    for (const a of this.agents.values()) total += a.heldBytes()
+    for (const [name, a] of this.agents) {
+      if (total <= CACHE_BUDGET_BYTES) break
+      if (a === keep) continue
+      total -= a.heldBytes()
+      this.agents.delete(name)
+    }
   }
 
   /** Reads take no lock: every file is replaced atomically, so a reader sees whole files. */

@@ -34,8 +34,10 @@ export function searchCachePath(agentDir: string): string {
   return join(agentDir, 'cache', 'search-index.json')
 }
 
-/** A FactIndex, loaded lazily so that writes (mem add) never pay for the search code. */
-async function factIndexClass(): Promise<typeof FactIndexClass> {
+export type FactIndexType = typeof FactIndexClass
+
+/** The search code, loaded on first search only, so that writes (mem add) never pay for it. */
+export async function loadFactIndex(): Promise<FactIndexType> {
   return (await import('../search/fact-index.js')).FactIndex
 }
 
@@ -49,12 +51,11 @@ export interface OpenedIndex {
 
 /**
  * The index over `facts` (every record of the agent, in segment order): the saved one
- * brought up to date when it is usable, otherwise a new one.
+ * brought up to date when it is usable, otherwise a new one. Synchronous, so that no other
+ * operation of the process can change the facts while the index is being made from them.
  */
-export async function openIndex(agentDir: string, facts: Iterable<FactRecord>, options: {persist?: boolean} = {}): Promise<OpenedIndex> {
-  const FactIndex = await factIndexClass()
-  const persist = (options.persist ?? true) && SIGNATURE !== undefined
-  const saved = persist ? readSaved(agentDir) : undefined
+export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: readonly FactRecord[]): OpenedIndex {
+  const saved = SIGNATURE === undefined ? undefined : readSaved(agentDir)
   if (saved) {
     try {
       const index = FactIndex.fromJSON(saved.index)
@@ -79,7 +80,7 @@ export async function openIndex(agentDir: string, facts: Iterable<FactRecord>, o
  * Returns the number of changes, or undefined when the missing facts are not all newer than
  * the indexed ones: appending them would put them out of order (the ranking uses the order).
  */
-function reconcile(index: FactIndexClass, indexed: string[], facts: Iterable<FactRecord>): number | undefined {
+function reconcile(index: FactIndexClass, indexed: string[], facts: readonly FactRecord[]): number | undefined {
   const live = new Map<string, FactRecord>()
   for (const fact of facts) if (isLive(fact)) live.set(fact.id, fact)
   let changed = 0
