@@ -39,12 +39,20 @@ export class Server {
 
   /** Peak resident memory of the server process so far (Linux VmHWM), in MiB. */
   peakRssMiB(): number {
+    return this.status('VmHWM')
+  }
+
+  /** Resident memory of the server process now (Linux VmRSS), in MiB. */
+  rssMiB(): number {
+    return this.status('VmRSS')
+  }
+
+  private status(field: string): number {
     const pid = this.transport.pid
     if (pid === null) return Number.NaN
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-      const kb = Number(/VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1])
-      return kb / 1024
+      return Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1]) / 1024
     } catch {
       return Number.NaN
     }
