@@ -121,10 +121,13 @@ function readSaved(agentDir: string): SavedIndex | undefined {
  */
 export function saveIndex(agentDir: string, index: FactIndexClass): void {
   if (SIGNATURE === undefined) return
-  const path = searchCachePath(agentDir)
-  mkdirSync(join(agentDir, 'cache'), {recursive: true, mode: DIR_MODE})
-  const saved: SavedIndex = {format: FORMAT, signature: SIGNATURE, index: index.toJSON()}
-  writeFileDurably(path, JSON.stringify(saved), {durable: false, backup: false})
+  try {
+    mkdirSync(join(agentDir, 'cache'), {recursive: true, mode: DIR_MODE})
+    const saved: SavedIndex = {format: FORMAT, signature: SIGNATURE, index: index.toJSON()}
+    writeFileDurably(searchCachePath(agentDir), JSON.stringify(saved), {durable: false, backup: false})
+  } catch {
+    // A cache that cannot be saved (full disk, read-only folder) only costs the next process a rebuild; the search goes on.
+  }
 }
 
 /** Worth saving again: built anew, or brought up to date by more than a few cheap steps. */

@@ -143,6 +143,13 @@ describe('saved search index', function () {
     assert.equal(saved.format, 'mem.search-index', 'a usable index was saved again')
   })
 
+  it('is skipped, not fatal, when it cannot be saved', () => {
+    add(home, 'the compost bin is behind the shed')
+    writeFileSync(join(agentDir(home, 'default'), 'cache'), 'a file where the cache folder would go')
+    assert.deepEqual(contents(search(home, 'compost')), ['the compost bin is behind the shed'])
+    assert.equal(readFileSync(join(agentDir(home, 'default'), 'cache'), 'utf8'), 'a file where the cache folder would go')
+  })
+
   it('is brought up to date with facts added, replaced and deleted since it was saved', () => {
     const a = add(home, 'the canoe is stored at the boathouse')
     const b = add(home, 'the canoe paddles are in the shed')
