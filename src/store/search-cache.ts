@@ -59,7 +59,10 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: rea
   if (saved) {
     try {
       const index = FactIndex.fromJSON(saved.index)
-      const changed = reconcile(index, saved.index.facts.map((f) => f[0]), facts)
+      // The ids are read from the saved form; if its shape ever changes, this check sends it to a rebuild.
+      const indexed = saved.index.facts.map((f) => (Array.isArray(f) ? f[0] : undefined))
+      const usable = indexed.length === index.size && indexed.every((id) => typeof id === 'string' && index.has(id))
+      const changed = usable ? reconcile(index, indexed as string[], facts) : undefined
       if (changed !== undefined) return {index, changed, rebuilt: false}
     } catch {
       // An index that does not load is rebuilt below, like a missing one.
