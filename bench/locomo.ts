@@ -18,13 +18,26 @@ const turns = conversations.reduce((n, c) => n + c.turns.length, 0)
 const questions = conversations.reduce((n, c) => n + c.queries.length, 0)
 console.log(`LoCoMo from ${dir}: ${conversations.length} conversations, ${turns} turns, ${questions} questions\n`)
 
+const perConversation: string[] = []
 for (const kind of [memOperations, memFactIndex(), plainBm25]) {
   const started = performance.now()
   const outcomes = await evaluate(kind, conversations)
   const seconds = (performance.now() - started) / 1000
   console.log(formatTable(kind.name, scoreByCategory(outcomes)))
   console.log(`\n(${seconds.toFixed(1)} s for ${turns} adds and ${questions} searches)\n`)
+  // Outcomes come back in conversation order: a gain that holds in each conversation is less
+  // likely to be luck on a few questions.
+  let from = 0
+  const cells = conversations.map((c) => {
+    const s = score(outcomes.slice(from, (from += c.queries.length)))
+    return `${s.frac10.toFixed(1)} / ${s.mrr10.toFixed(3).replace(/^0/, '')}`
+  })
+  perConversation.push(`| ${kind.name} | ${cells.join(' | ')} |`)
 }
+console.log('### frac@10 / MRR@10 per conversation\n')
+console.log(`| retriever | ${conversations.map((c) => c.agentId).join(' | ')} |`)
+console.log(`| --- |${conversations.map(() => ' ---: |').join('')}`)
+console.log(perConversation.join('\n') + '\n')
 
 if (process.argv.includes('--ablate')) {
   const variants: RetrieverKind[] = [

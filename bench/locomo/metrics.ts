@@ -1,4 +1,4 @@
-/** Per-question outcome: the rank (1-based) of each evidence turn in the results, or undefined if absent. */
+/** One question: its category, its evidence turn ids, and the turn ids search returned, best first. */
 export interface Outcome {
   category: string
   evidence: string[]

@@ -1,6 +1,10 @@
 /**
  * Rough speed and memory of mem's search index on synthetic facts (no LoCoMo data needed):
- * `node --expose-gc --import tsx bench/locomo/search-speed.ts [facts=100000] [queries=2000]`
+ * `node --expose-gc --import tsx bench/locomo/search-speed.ts [facts=100000] [queries=2000] [jsonFacts=10000]`
+ *
+ * Measures: indexing time and heap, search latency (wall and CPU), the cost of one more add,
+ * and, for a smaller index, loading a persisted index (JSON text -> FactIndex.fromJSON) against
+ * rebuilding it from the facts.
  *
  * Facts are 6-30 words drawn from a Zipf-distributed vocabulary of 50,000 made-up words mixed
  * with English stopwords, so a few terms are in most facts and most are rare, as in real text.
@@ -10,6 +14,7 @@ import {FactIndex, type IndexedFact} from '../../src/search/fact-index.js'
 
 const N = Number(process.argv[2] ?? 100_000)
 const Q = Number(process.argv[3] ?? 2000)
+const J = Number(process.argv[4] ?? 10_000)
 
 // Deterministic PRNG so runs are comparable.
 let seed = 42
@@ -58,7 +63,8 @@ function heapMiB(): number {
   return process.memoryUsage().heapUsed / 2 ** 20
 }
 
-const data = facts(N)
+const all = facts(Math.max(N, J))
+const data = all.slice(0, N)
 const heapBefore = heapMiB()
 let t = performance.now()
 const index = new FactIndex()
@@ -69,16 +75,54 @@ console.log(`${N} facts indexed in ${(buildMs / 1000).toFixed(2)} s (${((buildMs
 
 const queries = Array.from({length: Q}, (_, i) => (i % 10 === 0 ? `what did we decide about ${zipfWord()} in March 2024?` : sentence(2, 8)))
 for (const q of queries.slice(0, 200)) index.search(q, {limit: 10}) // warm up the JIT
-const times: number[] = []
+// Wall time, and this process's CPU time, which other load on the machine disturbs less.
+const wall: number[] = []
+const cpu: number[] = []
 let hits = 0
 for (const q of queries) {
+  const c = process.cpuUsage()
   t = performance.now()
   hits += index.search(q, {limit: 10}).length
-  times.push(performance.now() - t)
+  wall.push(performance.now() - t)
+  const used = process.cpuUsage(c)
+  cpu.push((used.user + used.system) / 1000)
 }
-times.sort((a, b) => a - b)
-console.log(`${Q} searches (limit 10, ${(hits / Q).toFixed(1)} hits avg): p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms`)
+for (const [name, times] of [['wall', wall], ['cpu', cpu]] as const) {
+  times.sort((a, b) => a - b)
+  console.log(`${Q} searches, ${name} time (limit 10, ${(hits / Q).toFixed(1)} hits avg): p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms`)
+}
 
 t = performance.now()
 for (let i = 0; i < 1000; i++) index.add({id: `X${i}`, content: sentence(6, 30), tags: [], created_at: new Date().toISOString()})
 console.log(`1000 more adds into the full index: ${((performance.now() - t) / 1000).toFixed(3)} ms each`)
+
+// A cold CLI process either re-indexes every fact it read, or parses a saved index.
+{
+  const small = all.slice(0, J)
+  const rebuild = () => {
+    const fresh = new FactIndex()
+    for (const f of small) fresh.add(f)
+    return fresh
+  }
+  const text = JSON.stringify(rebuild())
+  const load = () => FactIndex.fromJSON(text)
+  for (let i = 0; i < 3; i++) {
+    // warm up the JIT
+    rebuild()
+    load()
+  }
+  const median = (f: () => unknown) => {
+    const runs: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const c = process.cpuUsage()
+      f()
+      const used = process.cpuUsage(c)
+      runs.push((used.user + used.system) / 1000)
+    }
+    return runs.sort((a, b) => a - b)[3]!
+  }
+  const rebuildMs = median(rebuild)
+  const loadMs = median(load)
+  const same = JSON.stringify(load().search('what did we decide about ' + VOCAB[5], {limit: 10})) === JSON.stringify(rebuild().search('what did we decide about ' + VOCAB[5], {limit: 10}))
+  console.log(`${J} facts: rebuild ${rebuildMs.toFixed(1)} ms, load from JSON (${(text.length / 2 ** 20).toFixed(1)} MiB, parse included) ${loadMs.toFixed(1)} ms (CPU, median of 7); same results: ${same}`)
+}

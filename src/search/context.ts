@@ -1,9 +1,10 @@
-/** How to walk from a fact to the facts saved just before and after it. */
-export interface Neighbours {
-  prev(id: string): string | undefined
-  next(id: string): string | undefined
-  /** Creation time, epoch ms. */
-  time(id: string): number
+import {mthLargest} from './top-k.js'
+
+/** Insertion-order links between fact slots, and creation times (ms). -1: no neighbour. */
+export interface Links {
+  prev: Int32Array
+  next: Int32Array
+  times: Float64Array
 }
 
 export interface ContextOptions {
@@ -11,44 +12,153 @@ export interface ContextOptions {
   share: number
   /** Steps to walk either way. */
   reach: number
-  /** Stop walking at a gap in creation time larger than this (ms): a new sitting, a new context. */
+  /** Stop at a gap in creation time larger than this (ms): a new sitting, a new context. */
   windowMs: number
-  /** Facts a search may not return (filtered out) neither receive nor pass on context. */
-  accept?: (id: string) => boolean
+  /** Facts this search may not return neither receive nor pass on context (undefined: all may). */
+  accept: ((slot: number) => boolean) | undefined
+}
+
+export interface ContextInput {
+  /** Facts the index scored, and their scores (`own`, indexed by slot; 0 for the rest). */
+  matches: readonly number[]
+  own: Float64Array
+  /** How many results the caller keeps. */
+  limit: number
+  /**
+   * Score of a fact the index did not score because it holds only the query's commonest words
+   * (see InvertedIndex.match), and the most that can be.
+   */
+  unseen: (slot: number) => number
+  unseenMax: number
 }
 
 /**
  * Facts saved one after another, close in time, usually come from the same exchange, and the
  * one that answers a question often repeats none of its words: "They were scared but we
- * reassured them" follows "my son got into an accident". So each fact that matches lends part
- * of its score to the facts around it, decaying with distance.
+ * reassured them" follows "my son got into an accident". So every fact lends part of its
+ * score to the facts around it: `share` to a direct neighbour, `share²` two steps away. A fact
+ * keeps only the largest loan on offer (added to its own score), so a fact between two matches
+ * is not lifted twice, and a loan is always smaller than its lender's score: a matching fact
+ * stays above the context it brings in.
  *
- * A fact receives only the largest loan on offer (plus its own score), so a fact between two
- * matches is not lifted twice, and a loan is always smaller than the lender's own score: the
- * matching fact stays above the context it brings in.
+ * Computed exactly, but without walking around every one of 50,000 matches when a common word
+ * matches them: only facts that can reach the results lend at first, and the few that are
+ * close to the cut get their remaining neighbours checked afterwards.
  */
-export function addContext(own: Map<string, number>, around: Neighbours, options: ContextOptions): Map<string, number> {
-  const {share, reach, windowMs, accept} = options
-  const loan = new Map<string, number>()
-  const offer = (to: string, amount: number): void => {
-    if ((loan.get(to) ?? 0) < amount) loan.set(to, amount)
+export class Context {
+  private loan = new Float64Array(0)
+  private lentTo: number[] = []
+  /** Scores of facts the index skipped, computed here on demand. */
+  private extraOwn = new Map<number, number>()
+  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0)}
+  private options: ContextOptions = {share: 0, reach: 0, windowMs: 0, accept: undefined}
+
+  /**
+   * The facts that may make the results, and their final scores (own score plus loan). Valid
+   * until {@link reset}, which must follow every call.
+   */
+  rank(input: ContextInput, links: Links, options: ContextOptions): {candidates: number[]; finalOf: (slot: number) => number} {
+    this.links = links
+    this.options = options
+    const {matches, own, limit, unseen, unseenMax} = input
+    const {share} = this.options
+    if (this.loan.length < own.length) this.loan = new Float64Array(own.length)
+    const ownOf = (slot: number) => (own[slot]! > 0 ? own[slot]! : (this.extraOwn.get(slot) ?? 0))
+    const finalOf = (slot: number) => ownOf(slot) + this.loan[slot]!
+
+    // Matches below `floor` cannot reach the results even with the largest loan another such
+    // fact could give them (loans are at most share times the lender's score), so at first only
+    // matches above it lend. The limit-th best own score is a lower bound of the final cut.
+    const cutOwn = mthLargest(matches.length, limit, (i) => own[matches[i]!]!)
+    const floor = cutOwn === Number.NEGATIVE_INFINITY ? 0 : cutOwn / (1 + share)
+    const lenders = floor === 0 ? matches : matches.filter((slot) => own[slot]! >= floor)
+    const reachedOnly = this.lend(lenders, ownOf)
+
+    // Facts reached only through context may hold the query's commonest words: score them, if
+    // they could beat the limit-th best lender.
+    const bar = mthLargest(lenders.length, limit, (i) => finalOf(lenders[i]!))
+    for (const slot of reachedOnly) {
+      if (this.loan[slot]! + unseenMax < bar - MARGIN) continue
+      this.extraOwn.set(slot, unseenMax === 0 ? 0 : unseen(slot))
+    }
+    const candidates = [...new Set([...lenders, ...this.lentTo.filter((slot) => own[slot]! > 0 || this.extraOwn.has(slot))])]
+
+    // Facts that did not lend (matches below the floor, facts holding only common words) give
+    // loans of at most share * maxQuiet. Only candidates within that of the cut can be moved by
+    // them: check those candidates' neighbours and let them lend too.
+    const maxQuiet = Math.max(floor, unseenMax)
+    if (maxQuiet > 0) {
+      const cut = mthLargest(candidates.length, limit, (i) => finalOf(candidates[i]!))
+      const isLender = new Set(lenders)
+      const late: number[] = []
+      for (const slot of candidates) {
+        if (finalOf(slot) + share * maxQuiet < cut - MARGIN) continue
+        this.walk(slot, (n) => {
+          if (isLender.has(n)) return
+          if (own[n]! === 0 && !this.extraOwn.has(n)) this.extraOwn.set(n, unseenMax === 0 ? 0 : unseen(n))
+          if (ownOf(n) > 0) late.push(n)
+        })
+      }
+      // Whoever these loans reach beyond the candidates stays below the cut: their own score
+      // is under the floor (or from common words only), their loan under share times that.
+      this.lend([...new Set(late)], ownOf)
+    }
+    return {candidates, finalOf}
   }
-  for (const [id, score] of own) {
-    for (const step of [around.prev, around.next]) {
-      let from = id
-      let amount = score
+
+  reset(): void {
+    for (const slot of this.lentTo) this.loan[slot] = 0
+    this.lentTo = []
+    this.extraOwn.clear()
+  }
+
+  /** Lends from each of `lenders`; returns the receivers that have no score of their own. */
+  private lend(lenders: readonly number[], ownOf: (slot: number) => number): number[] {
+    const {share, reach, windowMs, accept} = this.options
+    const {prev, next, times} = this.links
+    const reachedOnly: number[] = []
+    for (const slot of lenders) {
+      const score = ownOf(slot)
+      for (const step of STEPS) {
+        const links = step === 'prev' ? prev : next
+        let from = slot
+        let amount = score
+        for (let d = 1; d <= reach; d++) {
+          const to = links[from]!
+          if (to < 0 || !(Math.abs(times[to]! - times[from]!) <= windowMs)) break
+          if (accept !== undefined && !accept(to)) break
+          amount *= share
+          if (this.loan[to] === 0) {
+            this.lentTo.push(to)
+            if (ownOf(to) === 0) reachedOnly.push(to)
+          }
+          if (this.loan[to]! < amount) this.loan[to] = amount
+          from = to
+        }
+      }
+    }
+    return reachedOnly
+  }
+
+  /** Visits the facts within reach of `slot` that it shares context with. */
+  private walk(slot: number, visit: (slot: number) => void): void {
+    const {reach, windowMs, accept} = this.options
+    const {prev, next, times} = this.links
+    for (const step of STEPS) {
+      const links = step === 'prev' ? prev : next
+      let from = slot
       for (let d = 1; d <= reach; d++) {
-        const to = step(from)
-        if (to === undefined) break
-        if (!(Math.abs(around.time(to) - around.time(from)) <= windowMs)) break
-        if (accept !== undefined && !own.has(to) && !accept(to)) break
-        amount *= share
-        offer(to, amount)
+        const to = links[from]!
+        if (to < 0 || !(Math.abs(times[to]! - times[from]!) <= windowMs)) break
+        if (accept !== undefined && !accept(to)) break
+        visit(to)
         from = to
       }
     }
   }
-  const out = new Map(own)
-  for (const [id, amount] of loan) out.set(id, (own.get(id) ?? 0) + amount)
-  return out
 }
+
+const STEPS = ['prev', 'next'] as const
+
+/** Scores are rounded to 1e-4 afterwards: keep anything that could round into a tie. */
+const MARGIN = 1e-3

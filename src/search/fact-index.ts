@@ -1,8 +1,9 @@
-import MiniSearch, {type AsPlainObject, type Options, type SearchOptions as MiniSearchOptions} from 'minisearch'
-
-import {addContext, type Neighbours} from './context.js'
+import {Context, type Links} from './context.js'
+import {Accumulator} from './accumulator.js'
+import {InvertedIndex, type Bm25} from './inverted-index.js'
 import {datesInQuery, inAnySpan} from './query-dates.js'
-import {analyze, tokenize, toTerm} from './tokenize.js'
+import {topK} from './top-k.js'
+import {analyze} from './tokenize.js'
 
 /** What the index needs to know about a live fact. */
 export interface IndexedFact {
@@ -24,7 +25,7 @@ export interface SearchOptions {
 
 export interface Hit {
   id: string
-  /** BM25 relevance plus context and date adjustments: higher is better, comparable within one search only. */
+  /** Relevance (BM25+ with context and date adjustments, see docs/search.md): higher is better, comparable within one search only. */
   score: number
 }
 
@@ -33,8 +34,7 @@ export interface Hit {
  * worth. The app uses {@link DEFAULT_TUNING}.
  */
 export interface Tuning {
-  /** MiniSearch's BM25+ parameters: term-frequency saturation k, length normalisation b, floor d. */
-  bm25: {k: number; b: number; d: number}
+  bm25: Bm25
   /** Query terms (stems) at least this long also match longer indexed terms they start. 0: off. */
   prefixMinLength: number
   /** Query terms (stems) at least this long also match terms one edit away. 0: off. */
@@ -53,197 +53,231 @@ export interface Tuning {
 
 export const DEFAULT_TUNING: Readonly<Tuning> = {
   // MiniSearch's defaults (Lucene-like k and b, BM25+ floor d). On LoCoMo other values moved
-  // nothing beyond noise, so there is no reason to depart from the well-known ones.
+  // nothing beyond noise, so there is no reason to depart from well-known ones.
   bm25: {k: 1.2, b: 0.7, d: 0.5},
   // Stems are already normalised, so prefix and fuzzy matching only serve typos and odd
-  // inflections; on short stems they mostly add noise ("car" -> "card", "carolin"), and the
-  // radix-tree walk for them is the costliest part of a search.
+  // inflections; on short stems they mostly add noise ("car" -> "card"), at a cost.
   prefixMinLength: 5,
   fuzzyMinLength: 5,
+  // MiniSearch's default weights for looser matches.
   weights: {prefix: 0.375, fuzzy: 0.45},
+  // Round numbers, not fitted: a neighbour gets half, two steps away a quarter.
   context: 0.5,
   contextReach: 2,
-  // The conventional web-analytics session timeout: facts saved within half an hour of each
-  // other are treated as one sitting.
+  // The usual web-analytics session timeout: facts saved within half an hour of each other
+  // are taken as one sitting.
   contextWindowMs: 30 * 60 * 1000,
+  // Naming a date counts about as much as matching one more query word.
   dateBoost: 2,
-}
-
-/** Per-fact data kept beside MiniSearch for filters, ordering and context. */
-interface FactMeta {
-  createdAt: string
-  time: number
-  tags: string[]
-  /** Neighbours in insertion order: a doubly linked list over live facts. */
-  prev: string | undefined
-  next: string | undefined
 }
 
 /** Serialised form, so a cold process can load the index instead of re-indexing every fact. */
 export interface FactIndexJSON {
-  version: 1
-  /** Live facts in insertion order: [id, created_at, tags]. */
-  facts: [string, string, string[]][]
-  mini: AsPlainObject
+  version: 2
+  /** Live facts in insertion order: [id, created_at, tags, [term index, tf, term index, tf, ...]]. */
+  facts: [string, string, string[], number[]][]
+  /** Stemmed terms referenced by `facts`. */
+  terms: string[]
 }
 
-const SEARCH_FIELDS = ['content', 'tags']
-
-function miniSearchOptions(): Options<IndexedFact> {
-  return {
-    fields: SEARCH_FIELDS,
-    storeFields: [],
-    extractField: (doc, field) => (field === 'tags' ? doc.tags.join(' ') : field === 'id' ? doc.id : doc.content),
-    tokenize,
-    processTerm: toTerm,
-  }
-}
+const NONE = -1
 
 /**
- * Full-text index over one agent's live facts: BM25 (via MiniSearch) over stemmed words without
- * stopwords, plus a share of neighbouring facts' scores and a boost for dates the query names.
+ * Full-text index over one agent's live facts: BM25+ over stemmed words without stopwords,
+ * plus a share of neighbouring facts' scores and a boost for dates the query names (see
+ * docs/search.md). Facts live in numbered slots, in insertion order.
  * Ties in score order newest first, so equal results come back in a stable order.
  */
 export class FactIndex {
-  private readonly meta = new Map<string, FactMeta>()
-  private first: string | undefined
-  private last: string | undefined
   private readonly tuning: Tuning
-  private readonly mini: MiniSearch<IndexedFact>
+  private index = new InvertedIndex()
+  private readonly slotOf = new Map<string, number>()
+  private ids: (string | undefined)[] = []
+  private createdAt: string[] = []
+  private tagsOf: string[][] = []
+  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0)}
+  private last = NONE
+  private readonly acc = new Accumulator()
+  private readonly context = new Context()
 
-  constructor(tuning: Partial<Tuning> = {}, mini?: MiniSearch<IndexedFact>) {
+  constructor(tuning: Partial<Tuning> = {}) {
     this.tuning = {...DEFAULT_TUNING, ...tuning}
-    this.mini = mini ?? new MiniSearch(miniSearchOptions())
   }
 
   get size(): number {
-    return this.meta.size
+    return this.slotOf.size
   }
 
   has(id: string): boolean {
-    return this.meta.has(id)
+    return this.slotOf.has(id)
   }
 
   add(fact: IndexedFact): void {
-    const existing = this.meta.get(fact.id)
-    if (existing) {
-      // An edited fact keeps its place: it still belongs with the facts saved around it.
-      this.mini.discard(fact.id)
-      this.mini.add(fact)
-      existing.createdAt = fact.created_at
-      existing.time = Date.parse(fact.created_at)
-      existing.tags = [...fact.tags]
+    const terms = [...analyze(fact.content), ...analyze(fact.tags.join(' '))]
+    const existing = this.slotOf.get(fact.id)
+    if (existing !== undefined) {
+      // An edited fact keeps its slot, and so its place among the facts saved around it.
+      this.index.remove(existing)
+      this.index.add(existing, terms)
+      this.setMeta(existing, fact.created_at, fact.tags)
       return
     }
-    this.mini.add(fact)
-    this.append(fact.id, fact.created_at, fact.tags)
+    const slot = this.ids.length
+    this.index.add(slot, terms)
+    this.place(slot, fact.id, fact.created_at, fact.tags)
   }
 
   remove(id: string): void {
-    const m = this.meta.get(id)
-    if (!m) return
-    this.mini.discard(id)
-    if (m.prev === undefined) this.first = m.next
-    else this.meta.get(m.prev)!.next = m.next
-    if (m.next === undefined) this.last = m.prev
-    else this.meta.get(m.next)!.prev = m.prev
-    this.meta.delete(id)
+    const slot = this.slotOf.get(id)
+    if (slot === undefined) return
+    this.index.remove(slot)
+    const {prev, next} = this.links
+    const p = prev[slot]!
+    const n = next[slot]!
+    if (p !== NONE) next[p] = n
+    if (n !== NONE) prev[n] = p
+    else this.last = p
+    this.slotOf.delete(id)
+    this.ids[slot] = undefined
+    this.tagsOf[slot] = []
   }
 
   search(query: string, options: SearchOptions): Hit[] {
     const limit = Number.isFinite(options.limit) ? Math.max(0, Math.floor(options.limit)) : 0
-    if (limit === 0 || this.meta.size === 0) return []
+    if (limit === 0 || this.size === 0) return []
+    const terms = analyze(query)
     // Only stopwords ("what is it?"): nothing to look for, and matching everything would be noise.
-    if (analyze(query).length === 0) return []
+    if (terms.length === 0) return []
 
     const t = this.tuning
+    const acc = this.acc
     const accept = this.filterFor(options)
-    const miniOptions: MiniSearchOptions = {
-      bm25: t.bm25,
-      weights: t.weights,
-      prefix: (term) => t.prefixMinLength > 0 && term.length >= t.prefixMinLength,
-      fuzzy: (term) => (t.fuzzyMinLength > 0 && term.length >= t.fuzzyMinLength ? 1 : false),
-      filter: accept && ((r) => accept(r.id as string)),
-    }
-    let scores = new Map<string, number>()
-    for (const r of this.mini.search(query, miniOptions)) scores.set(r.id as string, r.score)
+    const spans = t.dateBoost === 1 ? [] : datesInQuery(query)
+    const times = this.links.times
+    const dateBoostOf = (slot: number) => (spans.length > 0 && inAnySpan(times[slot]!, spans) ? t.dateBoost : 1)
+    const maxDateBoost = spans.length > 0 ? Math.max(1, t.dateBoost) : 1
+    const useContext = t.context > 0 && t.contextReach > 0
+    try {
+      acc.ensure(this.ids.length)
+      const own = acc.scores
+      // maxBoost: the most a score can still grow after matching, so the index knows which
+      // facts it may skip (see InvertedIndex.match).
+      this.index.match(terms, t, acc, {want: limit, maxBoost: maxDateBoost * (useContext ? 1 + t.context : 1), accept})
+      const matches = acc.touched
+      if (spans.length > 0) for (const slot of matches) own[slot]! *= dateBoostOf(slot)
 
-    if (t.context > 0 && t.contextReach > 0) {
-      scores = addContext(scores, this.neighbours, {
-        share: t.context,
-        reach: t.contextReach,
-        windowMs: t.contextWindowMs,
-        accept,
-      })
-    }
-    if (t.dateBoost !== 1) {
-      const spans = datesInQuery(query)
-      if (spans.length > 0) {
-        for (const [id, s] of scores) if (inAnySpan(this.meta.get(id)!.time, spans)) scores.set(id, s * t.dateBoost)
+      let candidates: readonly number[] = matches
+      let finalOf = (slot: number) => own[slot]!
+      if (useContext) {
+        ;({candidates, finalOf} = this.context.rank(
+          {
+            matches,
+            own,
+            limit,
+            unseen: (slot) => this.index.scoreUnseen(slot) * dateBoostOf(slot),
+            unseenMax: this.index.lateBound() * maxDateBoost,
+          },
+          this.links,
+          {share: t.context, reach: t.contextReach, windowMs: t.contextWindowMs, accept},
+        ))
       }
-    }
 
-    const hits: Hit[] = []
-    for (const [id, s] of scores) hits.push({id, score: round(s)})
-    return hits.sort((a, b) => b.score - a.score || this.newestFirst(a.id, b.id)).slice(0, limit)
+      const finalScore = new Float64Array(candidates.length)
+      for (let i = 0; i < candidates.length; i++) finalScore[i] = round(finalOf(candidates[i]!))
+      const order = topK(candidates.length, limit, (a, b) => this.ranksBefore(candidates[a]!, finalScore[a]!, candidates[b]!, finalScore[b]!))
+      return order.map((i) => ({id: this.ids[candidates[i]!]!, score: finalScore[i]!}))
+    } finally {
+      acc.reset()
+      this.context.reset()
+    }
   }
 
   toJSON(): FactIndexJSON {
-    const facts: [string, string, string[]][] = []
-    for (let id = this.first; id !== undefined; id = this.meta.get(id)!.next) {
-      const m = this.meta.get(id)!
-      facts.push([id, m.createdAt, m.tags])
-    }
-    return {version: 1, facts, mini: this.mini.toJSON()}
+    const slots: number[] = []
+    for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
+    const {terms, docs} = this.index.serialize(slots)
+    return {version: 2, terms, facts: slots.map((s, i) => [this.ids[s]!, this.createdAt[s]!, this.tagsOf[s]!, docs[i]!])}
   }
 
-  /** Loads what {@link toJSON} produced (as an object or a JSON string). */
+  /** Loads what {@link toJSON} produced (the object or its JSON text) without re-analysing any text. */
   static fromJSON(json: FactIndexJSON | string, tuning: Partial<Tuning> = {}): FactIndex {
     const data = (typeof json === 'string' ? JSON.parse(json) : json) as FactIndexJSON
-    if (data?.version !== 1 || !Array.isArray(data.facts) || typeof data.mini !== 'object') {
-      throw new Error('FactIndex.fromJSON: not a serialised FactIndex (version 1)')
+    if (data?.version !== 2 || !Array.isArray(data.facts) || !Array.isArray(data.terms)) {
+      throw new Error('FactIndex.fromJSON: not a serialised FactIndex (version 2)')
     }
-    const index = new FactIndex(tuning, MiniSearch.loadJS(data.mini, miniSearchOptions()))
-    for (const [id, createdAt, tags] of data.facts) index.append(id, createdAt, tags)
-    if (index.mini.documentCount !== index.meta.size) {
-      throw new Error('FactIndex.fromJSON: fact list and index disagree')
+    const out = new FactIndex(tuning)
+    try {
+      out.index = InvertedIndex.deserialize({terms: data.terms, docs: data.facts.map((f) => (Array.isArray(f) ? f[3] : undefined) ?? [])})
+    } catch (error) {
+      throw new Error(`FactIndex.fromJSON: ${(error as Error).message}`)
     }
-    return index
+    data.facts.forEach(([id, createdAt, tags], slot) => {
+      if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromJSON: bad or repeated id ${JSON.stringify(id)}`)
+      if (typeof createdAt !== 'string' || !Array.isArray(tags)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
+      out.place(slot, id, createdAt, tags)
+    })
+    return out
   }
 
-  private readonly neighbours: Neighbours = {
-    prev: (id) => this.meta.get(id)?.prev,
-    next: (id) => this.meta.get(id)?.next,
-    time: (id) => this.meta.get(id)?.time ?? Number.NaN,
+  /** Appends `slot` at the end of the insertion order. */
+  private place(slot: number, id: string, createdAt: string, tags: string[]): void {
+    this.ensureLinks(slot + 1)
+    this.slotOf.set(id, slot)
+    this.ids[slot] = id
+    this.setMeta(slot, createdAt, tags)
+    this.links.prev[slot] = this.last
+    this.links.next[slot] = NONE
+    if (this.last !== NONE) this.links.next[this.last] = slot
+    this.last = slot
   }
 
-  private append(id: string, createdAt: string, tags: string[]): void {
-    this.meta.set(id, {createdAt, time: Date.parse(createdAt), tags: [...tags], prev: this.last, next: undefined})
-    if (this.last === undefined) this.first = id
-    else this.meta.get(this.last)!.next = id
-    this.last = id
+  private setMeta(slot: number, createdAt: string, tags: string[]): void {
+    this.createdAt[slot] = createdAt
+    this.tagsOf[slot] = [...tags]
+    this.links.times[slot] = Date.parse(createdAt)
   }
 
-  private filterFor(options: SearchOptions): ((id: string) => boolean) | undefined {
+  private first(): number {
+    let s = this.last
+    while (s !== NONE && this.links.prev[s]! !== NONE) s = this.links.prev[s]!
+    return s
+  }
+
+  private ensureLinks(capacity: number): void {
+    const {prev, next, times} = this.links
+    if (prev.length >= capacity) return
+    const size = Math.max(capacity, prev.length * 2, 1024)
+    const grown = {prev: new Int32Array(size).fill(NONE), next: new Int32Array(size).fill(NONE), times: new Float64Array(size)}
+    grown.prev.set(prev)
+    grown.next.set(next)
+    grown.times.set(times)
+    this.links = grown
+  }
+
+  /** undefined when every live fact qualifies, which spares a call per match. */
+  private filterFor(options: SearchOptions): ((slot: number) => boolean) | undefined {
     const wanted = options.tags ?? []
     const since = options.since === undefined ? undefined : Date.parse(options.since)
     const until = options.until === undefined ? undefined : Date.parse(options.until)
     if (wanted.length === 0 && since === undefined && until === undefined) return undefined
-    return (id) => {
-      const m = this.meta.get(id)
-      if (!m) return false
-      // Written as negations of the wanted test so that an unparseable bound (NaN) excludes, not includes.
-      if (since !== undefined && !(m.time >= since)) return false
-      if (until !== undefined && !(m.time < until)) return false
-      return wanted.every((tag) => m.tags.includes(tag))
+    const times = this.links.times
+    return (slot) => {
+      // Negated tests, so that an unparseable bound (NaN) excludes rather than includes.
+      if (since !== undefined && !(times[slot]! >= since)) return false
+      if (until !== undefined && !(times[slot]! < until)) return false
+      if (wanted.length === 0) return true
+      const tags = this.tagsOf[slot]!
+      return wanted.every((tag) => tags.includes(tag))
     }
   }
 
-  private newestFirst(a: string, b: string): number {
-    const ca = this.meta.get(a)!.createdAt
-    const cb = this.meta.get(b)!.createdAt
-    if (ca !== cb) return ca > cb ? -1 : 1
-    return a > b ? -1 : a < b ? 1 : 0
+  /** Higher score first; ties newest first (created_at, then id, both descending). */
+  private ranksBefore(a: number, scoreA: number, b: number, scoreB: number): boolean {
+    if (scoreA !== scoreB) return scoreA > scoreB
+    const ca = this.createdAt[a]!
+    const cb = this.createdAt[b]!
+    if (ca !== cb) return ca > cb
+    return this.ids[a]! > this.ids[b]!
   }
 }
 

@@ -15,15 +15,18 @@ const APOSTROPHES = /[\u2019\u2018\u02bc\uff07]/g
 /** Possessive or contracted "'s" at the end of a word: "Caroline's" and "it's" lose the suffix. */
 const POSSESSIVE = /(\p{L})'s\b/gu
 
-/** Accents are dropped so "café" and "cafe" are one term. */
-const COMBINING = /\p{M}+/gu
+/**
+ * Accents on Latin letters are dropped so "café" and "cafe" are one term. Marks in other
+ * scripts (Devanagari vowel signs, for one) are part of the letter and stay.
+ */
+const LATIN_ACCENTS = /(\p{Script=Latin})\p{M}+/gu
 
 /**
  * Splits text into lower-case words. Possessives lose their "'s", other apostrophes split
  * ("don't" -> "don", "t", both stopwords), accents are folded.
  */
 export function tokenize(text: string): string[] {
-  const folded = text.normalize('NFKD').replace(COMBINING, '').toLowerCase().replace(APOSTROPHES, "'").replace(POSSESSIVE, '$1')
+  const folded = text.normalize('NFKD').replace(LATIN_ACCENTS, '$1').toLowerCase().replace(APOSTROPHES, "'").replace(POSSESSIVE, '$1')
   return folded.match(WORD) ?? []
 }
 

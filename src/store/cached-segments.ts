@@ -9,11 +9,17 @@ export interface Change<T> {
 }
 
 /**
- * Keeps the segments of one collection in memory between operations, re-reading only the
- * segments whose revision (or file identity) moved since they were last read.
+ * Keeps the segments of one collection in memory between operations and re-reads only the
+ * segments that moved since they were last read, as told by two cheap signals together:
+ * the segment's counter in the agent's revision stamp, and the file's identity (inode, size,
+ * modification time). The stamp alone would miss a segment written by a process that died
+ * before stamping; the identity alone could, in theory, repeat after an inode is reused.
+ *
+ * Every refresh returns what changed, so derived views (the search index, the id map) follow.
  */
 export class CachedSegments<T> {
   private readonly segments = new Map<string, Segment<T> & {key: string}>()
+  private listed: string[] = []
 
   constructor(readonly files: SegmentedFiles<T>) {}
 
@@ -21,9 +27,15 @@ export class CachedSegments<T> {
     return `${this.files.spec.folder}/${name}`
   }
 
-  /** Brings the cache up to date; returns what changed so indexes can follow. */
-  refresh(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
-    const changes: Change<T>[] = []
+  /** The segment's current cache key; a file that vanished between listing and stat has none. */
+  private currentKey(revision: Revision | undefined, name: string): string | undefined {
+    const identity = this.files.fingerprint(name)
+    if (identity === undefined) return undefined
+    return `${revisionKey(revision, this.key(name)) ?? '-'}|${identity}`
+  }
+
+  /** Lists the folder; segments gone from it are dropped (and reported as emptied). */
+  private scan(changes: Change<T>[]): string[] {
     const names = this.files.names()
     const present = new Set(names)
     for (const [name, seg] of this.segments) {
@@ -32,33 +44,75 @@ export class CachedSegments<T> {
         changes.push({name, before: seg.records, after: []})
       }
     }
-    for (const name of names) {
-      const key = revisionKey(revision, this.key(name)) ?? `file:${this.files.fingerprint(name)}`
-      const cached = this.segments.get(name)
-      if (cached?.key === key) continue
-      const read = this.files.read(name)
-      if (read.migrated && onMigrated) onMigrated(name, read.records)
-      this.segments.set(name, {name, records: read.records, bytes: read.bytes, key})
-      changes.push({name, before: cached?.records ?? [], after: read.records})
-    }
+    this.listed = names
+    return names
+  }
+
+  private ensure(revision: Revision | undefined, name: string, changes: Change<T>[], onMigrated?: (name: string, records: T[]) => void): void {
+    const key = this.currentKey(revision, name)
+    const cached = this.segments.get(name)
+    if (key !== undefined && cached?.key === key) return
+    const read = this.files.read(name)
+    if (read.migrated && onMigrated) onMigrated(name, read.records)
+    // Keyed by what was seen before reading: if the file moved in between, the next refresh reads it again.
+    this.segments.set(name, {name, records: read.records, bytes: read.bytes, key: key ?? ''})
+    changes.push({name, before: cached?.records ?? [], after: read.records})
+  }
+
+  /** Brings every segment up to date; returns what changed. */
+  refresh(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
+    const changes: Change<T>[] = []
+    for (const name of this.scan(changes)) this.ensure(revision, name, changes, onMigrated)
     return changes
   }
 
+  /** Brings only the last segment up to date: all that appending a record needs to know. */
+  refreshLast(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
+    const changes: Change<T>[] = []
+    const last = this.scan(changes).at(-1)
+    if (last !== undefined) this.ensure(revision, last, changes, onMigrated)
+    return changes
+  }
+
+  /** True when every listed segment is held (after {@link refresh}, not after {@link refreshLast}). */
+  complete(): boolean {
+    return this.listed.every((name) => this.segments.has(name))
+  }
+
   all(): Segment<T>[] {
-    return [...this.segments.values()].sort((a, b) => a.name.localeCompare(b.name))
+    return this.listed.filter((name) => this.segments.has(name)).map((name) => this.segments.get(name)!)
   }
 
   last(): Segment<T> | undefined {
-    return this.all().at(-1)
+    const name = this.listed.at(-1)
+    return name === undefined ? undefined : this.segments.get(name)
   }
 
   get(name: string): Segment<T> | undefined {
     return this.segments.get(name)
   }
 
-  /** Records a segment this process just wrote, under the revision it wrote. */
-  remember(segment: Segment<T>, revision: Revision): void {
-    this.segments.set(segment.name, {...segment, key: revisionKey(revision, this.key(segment.name)) ?? ''})
+  /** Records a segment this process just wrote, under the revision it stamped. */
+  remember(segment: Segment<T>, revision: Revision | undefined): void {
+    if (!this.listed.includes(segment.name)) this.listed = [...this.listed, segment.name].sort()
+    this.segments.set(segment.name, {...segment, key: this.currentKey(revision, segment.name) ?? ''})
+  }
+
+  /** Currents keys of every listed segment, for a persisted view to say what it reflects. */
+  keys(): Record<string, string> {
+    const out: Record<string, string> = {}
+    for (const name of this.listed) {
+      const seg = this.segments.get(name)
+      if (seg) out[name] = seg.key
+    }
+    return out
+  }
+
+  /** Size of what is held, as serialized: what keeping this collection in memory costs, roughly. */
+  bytes(): number {
+    let total = 0
+    for (const seg of this.segments.values()) total += seg.bytes
+    return total
   }
 
   *records(): Iterable<T> {

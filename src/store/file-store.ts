@@ -1,56 +1,110 @@
 import {mkdirSync, readdirSync} from 'node:fs'
 
 import {MemError} from '../errors.js'
-import {FactIndex} from '../search/fact-index.js'
+import type {FactIndex} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
+import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {DIR_MODE} from './durable-file.js'
 import {newId} from './ids.js'
 import {withLock} from './lock.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
-import {CheckpointRecord, FactRecord, isLive} from './records.js'
+import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
+import {loadFactIndex, openIndex, saveIndex, worthSaving, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, Store} from './store.js'
 
-const FACT_SEGMENT = {kind: 'mem.facts', folder: 'facts', record: FactRecord, maxRecords: 1000, maxBytes: 512 * 1024} as const
-const CHECKPOINT_SEGMENT = {kind: 'mem.checkpoints', folder: 'checkpoints', record: CheckpointRecord, maxRecords: 100, maxBytes: 4 * 1024 * 1024} as const
+type Collection = 'facts' | 'checkpoints'
 
-/** One agent's folder as this process last saw it, with the search index over its live facts. */
+/**
+ * How much of other agents' files a long-running process keeps in memory, counted as their
+ * serialized size (the index and id map cost a few times that again). One server can serve
+ * many agents; past this budget the least recently used agents are dropped and re-read (from
+ * the saved index) when next used. The agent in use is never dropped.
+ */
+const CACHE_BUDGET_BYTES = 32 * 1024 * 1024
+
+/**
+ * What an operation needs brought up to date before it runs: every segment of a collection,
+ * or only its last one (appending needs nothing else, so `mem add` reads one small file).
+ */
+type Needs = {[C in Collection]?: 'all' | 'last'}
+
+/**
+ * One agent's folder as this process last saw it. The id map and the search index are views
+ * derived from the cached segments, built on first use only (a process that only adds never
+ * builds them) and then kept in step with every change the cache reports.
+ */
 class AgentFiles {
   readonly facts: CachedSegments<FactRecord>
   readonly checkpoints: CachedSegments<CheckpointRecord>
-  readonly index = new FactIndex()
-  readonly byId = new Map<string, {fact: FactRecord; segment: string}>()
+  private ids?: Map<string, {fact: FactRecord; segment: string}>
+  private index?: FactIndex
 
   constructor(readonly dir: string) {
     this.facts = new CachedSegments(new SegmentedFiles(dir, FACT_SEGMENT))
     this.checkpoints = new CachedSegments(new SegmentedFiles(dir, CHECKPOINT_SEGMENT))
   }
 
-  refresh(revision: Revision | undefined, onMigrated?: (collection: 'facts' | 'checkpoints', name: string) => void): void {
-    this.follow(this.facts.refresh(revision, onMigrated && ((name) => onMigrated('facts', name))))
-    this.checkpoints.refresh(revision, onMigrated && ((name) => onMigrated('checkpoints', name)))
+  refresh(revision: Revision | undefined, needs: Needs, onMigrated?: (collection: Collection, name: string) => void): void {
+    const migrated = (collection: Collection) => onMigrated && ((name: string) => onMigrated(collection, name))
+    if (needs.facts) {
+      const how = needs.facts === 'all' ? 'refresh' : 'refreshLast'
+      this.follow(this.facts[how](revision, migrated('facts')))
+    }
+    if (needs.checkpoints) {
+      const how = needs.checkpoints === 'all' ? 'refresh' : 'refreshLast'
+      this.checkpoints[how](revision, migrated('checkpoints'))
+    }
   }
 
   /** Facts never change content under the same id, so only liveness moves the index. */
   follow(changes: Change<FactRecord>[]): void {
+    const {ids, index} = this
+    if (!ids && !index) return
     for (const {name, before, after} of changes) {
       const liveAfter = new Set(after.filter(isLive).map((f) => f.id))
       for (const fact of before) {
-        if (isLive(fact) && !liveAfter.has(fact.id)) this.index.remove(fact.id)
-        if (this.byId.get(fact.id)?.segment === name) this.byId.delete(fact.id)
+        if (index && isLive(fact) && !liveAfter.has(fact.id)) index.remove(fact.id)
+        if (ids?.get(fact.id)?.segment === name) ids.delete(fact.id)
       }
       for (const fact of after) {
-        this.byId.set(fact.id, {fact, segment: name})
-        if (isLive(fact) && !this.index.has(fact.id)) this.index.add(fact)
+        ids?.set(fact.id, {fact, segment: name})
+        if (index && isLive(fact) && !index.has(fact.id)) index.add(fact)
       }
     }
+  }
+
+  heldBytes(): number {
+    return this.facts.bytes() + this.checkpoints.bytes()
+  }
+
+  /** Every fact by id; the facts must have been refreshed with `all`. */
+  byId(): Map<string, {fact: FactRecord; segment: string}> {
+    if (!this.ids) {
+      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the id map')
+      const ids = new Map<string, {fact: FactRecord; segment: string}>()
+      for (const seg of this.facts.all()) for (const fact of seg.records) ids.set(fact.id, {fact, segment: seg.name})
+      this.ids = ids
+    }
+    return this.ids
+  }
+
+  /** The search index over live facts; the facts must have been refreshed with `all`. */
+  searchIndex(FactIndex: FactIndexType): FactIndex {
+    if (!this.index) {
+      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the search index')
+      const opened = openIndex(FactIndex, this.dir, [...this.facts.records()])
+      if (worthSaving(opened)) saveIndex(this.dir, opened.index)
+      this.index = opened.index
+    }
+    return this.index
   }
 }
 
 /** The changes one locked write makes, applied in order and then stamped once. */
 class Transaction {
-  private readonly written: {cache: CachedSegments<never>; segment: Segment<never>; change?: Change<FactRecord>}[] = []
+  private readonly written: {cache: CachedSegments<never>; segment: Segment<never>}[] = []
 
   constructor(private readonly agent: AgentFiles) {}
 
@@ -63,7 +117,7 @@ class Transaction {
   }
 
   markFact(id: string, patch: Partial<FactRecord>): void {
-    const entry = this.agent.byId.get(id)
+    const entry = this.agent.byId().get(id)
     const seg = entry && this.agent.facts.get(entry.segment)
     if (!seg) throw new MemError('internal', `fact ${id} is indexed but its segment is gone`)
     const records = seg.records.map((f) => (f.id === id ? {...f, ...patch} : f))
@@ -86,7 +140,7 @@ class Transaction {
   private put<T>(cache: CachedSegments<T>, name: string, records: T[], isFact: boolean): void {
     const before = cache.get(name)?.records ?? []
     const segment = cache.files.write(name, records)
-    cache.remember(segment, {epoch: '', segments: {}})
+    cache.remember(segment, undefined)
     if (isFact) this.agent.follow([{name, before: before as FactRecord[], after: records as FactRecord[]}])
     this.written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
   }
@@ -102,7 +156,7 @@ export class FileStore implements Store {
   constructor(readonly home: string) {}
 
   async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
-    return this.write(agent, (tx) => {
+    return this.write(agent, {facts: 'last'}, (tx) => {
       const record: FactRecord = {id: newId(), content: fact.content, tags: fact.tags, created_at: now()}
       tx.appendFact(record)
       return record
@@ -110,16 +164,20 @@ export class FileStore implements Store {
   }
 
   async searchFacts(agent: string, query: {text: string; limit: number; tags?: string[]}): Promise<ScoredFact[]> {
-    const a = this.read(agent)
-    return a.index.search(query.text, {limit: query.limit, tags: query.tags}).map((hit) => ({fact: a.byId.get(hit.id)!.fact, score: hit.score}))
+    const FactIndex = await loadFactIndex()
+    // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
+    const a = this.read(agent, {facts: 'all'})
+    const index = a.searchIndex(FactIndex)
+    const ids = a.byId()
+    return index.search(query.text, {limit: query.limit, tags: query.tags}).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
-    return this.findFact(this.read(agent), agent, id)
+    return this.findFact(this.read(agent, {facts: 'all'}), agent, id)
   }
 
   async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
-    return this.write(agent, (tx, a) => {
+    return this.write(agent, {facts: 'all'}, (tx, a) => {
       for (const id of ids) this.findLiveFact(a, agent, id)
       const time = now()
       const record: FactRecord = {id: newId(), content: next.content, tags: next.tags, created_at: time, supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
@@ -131,7 +189,7 @@ export class FileStore implements Store {
   }
 
   async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
-    return this.write(agent, (tx, a) => {
+    return this.write(agent, {facts: 'all'}, (tx, a) => {
       const fact = this.findLiveFact(a, agent, id)
       const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
       tx.markFact(id, patch)
@@ -140,11 +198,11 @@ export class FileStore implements Store {
   }
 
   async listFacts(agent: string): Promise<FactRecord[]> {
-    return [...this.read(agent).facts.records()]
+    return [...this.read(agent, {facts: 'all'}).facts.records()]
   }
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
-    return this.write(agent, (tx) => {
+    return this.write(agent, {checkpoints: 'last'}, (tx) => {
       const record: CheckpointRecord = {id: newId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
       tx.appendCheckpoint(record)
       return record
@@ -152,7 +210,7 @@ export class FileStore implements Store {
   }
 
   async getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord> {
-    const a = this.read(agent)
+    const a = this.read(agent, {checkpoints: id === undefined ? 'last' : 'all'})
     if (id === undefined) {
       const latest = a.checkpoints.last()?.records.at(-1)
       if (!latest) throw new MemError('no_checkpoint', `No checkpoint found for agent "${agent}".`)
@@ -163,7 +221,7 @@ export class FileStore implements Store {
   }
 
   async listCheckpoints(agent: string): Promise<CheckpointRecord[]> {
-    return [...this.read(agent).checkpoints.records()]
+    return [...this.read(agent, {checkpoints: 'all'}).checkpoints.records()]
   }
 
   async listAgents(): Promise<string[]> {
@@ -178,29 +236,45 @@ export class FileStore implements Store {
     }
   }
 
+  /**
+   * The agent's cached files, most recently used last. Dropping an agent only forgets its
+   * cache: an operation still holding it finishes with it, and the next one reads afresh.
+   */
   private agent(agent: string): AgentFiles {
     let a = this.agents.get(agent)
-    if (!a) {
-      a = new AgentFiles(agentDir(this.home, agent))
-      this.agents.set(agent, a)
-    }
+    if (a) this.agents.delete(agent)
+    else a = new AgentFiles(agentDir(this.home, agent))
+    this.agents.set(agent, a)
+    this.evict(a)
     return a
+  }
+
+  private evict(keep: AgentFiles): void {
+    if (this.agents.size < 2) return
+    let total = 0
+    for (const a of this.agents.values()) total += a.heldBytes()
+    for (const [name, a] of this.agents) {
+      if (total <= CACHE_BUDGET_BYTES) break
+      if (a === keep) continue
+      total -= a.heldBytes()
+      this.agents.delete(name)
+    }
   }
 
   /** Reads take no lock: every file is replaced atomically, so a reader sees whole files. */
-  private read(agent: string): AgentFiles {
+  private read(agent: string, needs: Needs): AgentFiles {
     const a = this.agent(agent)
-    a.refresh(readRevision(a.dir))
+    a.refresh(readRevision(a.dir), needs)
     return a
   }
 
-  private async write<T>(agent: string, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
+  private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
     const a = this.agent(agent)
     mkdirSync(a.dir, {recursive: true, mode: DIR_MODE})
     return withLock(a.dir, () => {
       const revision = readRevision(a.dir)
       const tx = new Transaction(a)
-      a.refresh(revision, (collection, name) => rewriteMigrated(a, collection, name))
+      a.refresh(revision, needs, (collection, name) => rewriteMigrated(a, collection, name))
       const result = change(tx, a)
       tx.commit(revision)
       return result
@@ -208,7 +282,7 @@ export class FileStore implements Store {
   }
 
   private findFact(a: AgentFiles, agent: string, id: string): FactRecord {
-    const entry = a.byId.get(id)
+    const entry = a.byId().get(id)
     if (!entry) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
     return entry.fact
   }
@@ -223,9 +297,9 @@ export class FileStore implements Store {
   }
 
   async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
-    return this.write(agent, (_tx, a) => {
+    return this.write(agent, {facts: 'all', checkpoints: 'all'}, (_tx, a) => {
       const knownCheckpoints = new Set([...a.checkpoints.records()].map((c) => c.id))
-      const facts = newById(batch.facts, (id) => a.byId.has(id))
+      const facts = newById(batch.facts, (id) => a.byId().has(id))
       const checkpoints = newById(batch.checkpoints, (id) => knownCheckpoints.has(id))
       // New facts are written before old ones are marked, as in supersede: a crash in between leaves both live.
       const written = [...appendPacked(a.facts, facts, (change) => a.follow([change])), ...appendPacked(a.checkpoints, checkpoints)]
@@ -241,7 +315,7 @@ export class FileStore implements Store {
 }
 
 /** An older file format is upgraded on the first write that holds the lock; the old bytes stay as `.bak`. */
-function rewriteMigrated(a: AgentFiles, collection: 'facts' | 'checkpoints', name: string): void {
+function rewriteMigrated(a: AgentFiles, collection: Collection, name: string): void {
   const cache = collection === 'facts' ? a.facts : a.checkpoints
   const seg = cache.files.read(name)
   ;(cache.files as SegmentedFiles<unknown>).write(name, seg.records)
@@ -274,7 +348,7 @@ function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (cha
   const flush = (): void => {
     if (!open || !dirty) return
     const segment = cache.files.write(open.name, open.records)
-    cache.remember(segment, UNSTAMPED)
+    cache.remember(segment, undefined)
     onChange?.({name: open.name, before, after: open.records})
     written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
   }
@@ -294,14 +368,11 @@ function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (cha
   return written
 }
 
-/** Until the revision is stamped, a segment this process wrote is cached under no revision. */
-const UNSTAMPED: Revision = {epoch: '', segments: {}}
-
 /** Applies marks to facts that are still live, rewriting each touched segment once. */
 function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, written: {cache: CachedSegments<never>; segment: Segment<never>}[]): string[] {
   const bySegment = new Map<string, Map<string, Partial<FactRecord>>>()
   for (const {id, patch} of marks) {
-    const entry = a.byId.get(id)
+    const entry = a.byId().get(id)
     if (!entry || !isLive(entry.fact)) continue
     const patches = bySegment.get(entry.segment) ?? new Map<string, Partial<FactRecord>>()
     patches.set(id, patch)
@@ -313,7 +384,7 @@ function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, writt
     if (!seg) throw new MemError('internal', `segment ${name} is indexed but not cached`)
     const records = seg.records.map((f) => (patches.has(f.id) ? {...f, ...patches.get(f.id)} : f))
     const segment = a.facts.files.write(name, records)
-    a.facts.remember(segment, UNSTAMPED)
+    a.facts.remember(segment, undefined)
     a.follow([{name, before: seg.records, after: records}])
     written.push({cache: a.facts as unknown as CachedSegments<never>, segment: segment as Segment<never>})
     marked.push(...patches.keys())

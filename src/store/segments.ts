@@ -57,10 +57,13 @@ export class SegmentedFiles<T> {
     return inside(this.folder, name)
   }
 
-  /** A cheap identity for a segment's current bytes, for caches when no revision is known. */
-  fingerprint(name: string): string {
-    const st = statSync(this.path(name), {bigint: true})
-    return `${st.ino}:${st.size}:${st.mtimeNs}`
+  /**
+   * A cheap identity for a segment's current bytes: every write replaces the file by a rename,
+   * so a new version has a new inode as well as a new time. Undefined when the file is gone.
+   */
+  fingerprint(name: string): string | undefined {
+    const st = statSync(this.path(name), {bigint: true, throwIfNoEntry: false})
+    return st && `${st.ino}:${st.size}:${st.mtimeNs}`
   }
 
   read(name: string): Segment<T> & {migrated: boolean} {

@@ -1,0 +1,133 @@
+/**
+ * Speed and scale of mem: `npm run bench` (builds first, then runs this file).
+ *
+ *   npm run bench                                   1k, 10k and 100k facts (about 5-8 minutes on 2 cores)
+ *   npm run bench -- --sizes 1000,10000             chosen sizes only
+ *   npm run bench -- --cold-runs 21 --warm-ops 400  more samples
+ *   npm run bench -- --million                      also 1,000,000 facts across 100 agents (much longer)
+ *   npm run bench -- --sizes none --million         only the million
+ *
+ * Every series is measured interleaved with its baseline in the same run, so a busy machine
+ * slows both alike: whole processes against `node -e 0`, MCP tool calls against the
+ * protocol's own ping over the same pipe. Facts are synthetic (bench/speed/facts.ts, seeded).
+ * Prints Markdown tables for docs/performance.md. Data goes to the system temp folder and is
+ * removed afterwards unless --keep is given.
+ */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {parseArgs} from 'node:util'
+
+import {mem, nodeBaseline} from './speed/cold.js'
+import {FactGenerator} from './speed/facts.js'
+import {runMillion} from './speed/million.js'
+import {seedAgent} from './speed/seed.js'
+import {ms, summarize, table, type Row} from './speed/stats.js'
+import {Server} from './speed/warm.js'
+
+const {values: opts} = parseArgs({
+  options: {
+    sizes: {type: 'string', default: '1000,10000,100000'},
+    'cold-runs': {type: 'string', default: '15'},
+    'warm-ops': {type: 'string', default: '200'},
+    million: {type: 'boolean', default: false},
+    keep: {type: 'boolean', default: false},
+  },
+})
+const sizes = opts.sizes === 'none' ? [] : opts.sizes.split(',').map(Number)
+const coldRuns = Number(opts['cold-runs'])
+const warmOps = Number(opts['warm-ops'])
+const AGENT = 'bench'
+
+const rows: Row[] = []
+const notes: string[] = []
+const homes: string[] = []
+
+function newHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'mem-bench-'))
+  homes.push(home)
+  return home
+}
+
+function log(text: string): void {
+  process.stderr.write(`${text}\n`)
+}
+
+async function measureSize(facts: number): Promise<void> {
+  const home = newHome()
+  let started = performance.now()
+  seedAgent(home, AGENT, facts, facts)
+  log(`${facts} facts seeded in ${ms(performance.now() - started)} ms (${home})`)
+  const gen = new FactGenerator(facts + 1)
+
+  // The first search after seeding has no saved index: it builds one and saves it.
+  const first = mem(home, AGENT, ['search', '--json', gen.query()])
+  notes.push(`${facts.toLocaleString('en')} facts: first cold \`mem search\` (no saved index yet: builds and saves it) ${ms(first.ms)} ms`)
+
+  const base: number[] = []
+  const search: number[] = []
+  const add: number[] = []
+  for (let i = 0; i < coldRuns; i++) {
+    base.push(nodeBaseline().ms)
+    search.push(mem(home, AGENT, ['search', '--json', gen.query()]).ms)
+    const f = gen.fact()
+    add.push(mem(home, AGENT, ['add', '--json', f.content, ...f.tags.flatMap((t) => ['--tag', t])]).ms)
+  }
+  const baseline = summarize(base)
+  rows.push({what: 'cold `mem search --json` (whole process)', facts, summary: summarize(search), baseline, baselineName: '`node -e 0`', target: facts === 10_000 ? {kind: 'ratio', limit: 2.5} : undefined})
+  rows.push({what: 'cold `mem add --json` (whole process)', facts, summary: summarize(add), baseline, baselineName: '`node -e 0`', target: facts === 10_000 ? {kind: 'ratio', limit: 2.5} : undefined})
+  log(`cold runs done at ${facts}`)
+
+  started = performance.now()
+  const server = await Server.start(home, AGENT)
+  const startMs = performance.now() - started
+  const firstSearch = await server.call('memory_search', {query: gen.query()})
+  const loadedRss = server.rssMiB()
+  notes.push(`${facts.toLocaleString('en')} facts: \`mem mcp serve\` ready in ${ms(startMs)} ms; first memory_search (loads the saved index, reconciles it) ${ms(firstSearch.ms)} ms`)
+
+  // A fact written by another process must be found by the running server.
+  const marker = `Ximena keeps the ${gen.codename()}${gen.codename()} runbook`
+  mem(home, AGENT, ['add', '--json', marker])
+  const seen = await server.call('memory_search', {query: marker})
+  const found = (seen.result.structuredContent as {facts: {content: string}[]}).facts.some((f) => f.content === marker)
+  if (!found) throw new Error(`the server did not see a fact added by another process at ${facts} facts`)
+
+  // Adds and searches in separate loops, so that neither is charged for the other's garbage collection.
+  const addPing: number[] = []
+  const wadd: number[] = []
+  for (let i = 0; i < warmOps; i++) {
+    addPing.push(await server.ping())
+    const f = gen.fact()
+    wadd.push((await server.call('memory_add', {content: f.content, tags: f.tags})).ms)
+  }
+  const searchPing: number[] = []
+  const wsearch: number[] = []
+  let hits = 0
+  for (let i = 0; i < warmOps; i++) {
+    searchPing.push(await server.ping())
+    const s = await server.call('memory_search', {query: gen.query()})
+    wsearch.push(s.ms)
+    if ((s.result.structuredContent as {count: number}).count > 0) hits++
+  }
+  const peak = server.peakRssMiB()
+  const endRss = server.rssMiB()
+  await server.close()
+  rows.push({what: '`mem mcp serve` warm: memory_search', facts, summary: summarize(wsearch), baseline: summarize(searchPing), baselineName: 'MCP ping', target: facts === 100_000 ? {kind: 'p95', limit: 10} : undefined})
+  rows.push({what: '`mem mcp serve` warm: memory_add', facts, summary: summarize(wadd), baseline: summarize(addPing), baselineName: 'MCP ping', target: facts === 100_000 ? {kind: 'p95', limit: 25} : undefined})
+  notes.push(`${facts.toLocaleString('en')} facts: \`mem mcp serve\` peak RSS ${peak.toFixed(0)} MiB${facts === 100_000 ? ` (target ≤ 250 MiB: ${peak <= 250 ? 'ok' : 'MISSED'})` : ''}, RSS ${loadedRss.toFixed(0)} MiB after the first search and ${endRss.toFixed(0)} MiB at the end; ${hits}/${warmOps} searches returned facts`)
+  log(`warm runs done at ${facts}`)
+}
+
+try {
+  console.log(`# mem speed, ${new Date().toISOString()}, node ${process.version}, ${process.platform}\n`)
+  for (const size of sizes) await measureSize(size)
+  if (rows.length > 0) {
+    console.log(table(rows))
+    console.log('')
+    for (const note of notes) console.log(`- ${note}`)
+  }
+  if (opts.million) console.log(`\n${await runMillion(newHome(), log)}`)
+} finally {
+  if (!opts.keep) for (const home of homes) rmSync(home, {recursive: true, force: true})
+  else log(`kept: ${homes.join(' ')}`)
+}

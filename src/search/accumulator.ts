@@ -1,0 +1,50 @@
+/**
+ * Per-document scores of one search, in arrays indexed by slot and reused from one search to
+ * the next: scoring 50,000 matches then allocates nothing and touches only numbers.
+ */
+export class Accumulator {
+  scores = new Float64Array(0)
+  /** How many distinct query terms matched each slot. */
+  matched = new Uint16Array(0)
+  /** Slots credited since the last reset, in first-credit order. */
+  touched: number[] = []
+  /** Last query term credited to each slot (-1: none), so a term's prefix and fuzzy variants count once. */
+  private lastTerm = new Int32Array(0)
+
+  ensure(capacity: number): void {
+    if (this.scores.length >= capacity) return
+    const size = Math.max(capacity, this.scores.length * 2, 1024)
+    const scores = new Float64Array(size)
+    scores.set(this.scores)
+    const matched = new Uint16Array(size)
+    matched.set(this.matched)
+    const lastTerm = new Int32Array(size).fill(-1)
+    lastTerm.set(this.lastTerm)
+    this.scores = scores
+    this.matched = matched
+    this.lastTerm = lastTerm
+  }
+
+  has(slot: number): boolean {
+    return this.lastTerm[slot] !== -1
+  }
+
+  credit(slot: number, queryTerm: number, score: number): void {
+    const last = this.lastTerm[slot]
+    if (last !== queryTerm) {
+      if (last === -1) this.touched.push(slot)
+      this.lastTerm[slot] = queryTerm
+      this.matched[slot]! += 1
+    }
+    this.scores[slot]! += score
+  }
+
+  reset(): void {
+    for (const slot of this.touched) {
+      this.scores[slot] = 0
+      this.matched[slot] = 0
+      this.lastTerm[slot] = -1
+    }
+    this.touched = []
+  }
+}

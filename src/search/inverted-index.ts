@@ -1,0 +1,355 @@
+import SearchableMap from 'minisearch/SearchableMap'
+
+import type {Accumulator} from './accumulator.js'
+import {mthLargest} from './top-k.js'
+
+/** BM25+ parameters, as MiniSearch names them: saturation k, length normalisation b, floor d. */
+export interface Bm25 {
+  k: number
+  b: number
+  d: number
+}
+
+export interface MatchOptions {
+  bm25: Bm25
+  /** Query terms at least this long also match indexed terms they are a prefix of (0: off). */
+  prefixMinLength: number
+  /** Query terms at least this long also match indexed terms one edit away (0: off). */
+  fuzzyMinLength: number
+  /** Weights of prefix and fuzzy matches relative to an exact match (1). */
+  weights: {prefix: number; fuzzy: number}
+}
+
+export interface MatchLimits {
+  /** How many results the caller will keep. */
+  want: number
+  /** The largest multiplier the caller may apply to a score afterwards. */
+  maxBoost: number
+  /** Documents the caller would drop (filters); undefined: none. */
+  accept: ((slot: number) => boolean) | undefined
+}
+
+/** One term's postings, [slot, tf, slot, tf, ...]; removed documents' entries are swept lazily. */
+interface Postings {
+  id: number
+  text: string
+  entries: number[]
+  /** Live documents holding the term. */
+  df: number
+  /** Entries of removed documents not yet swept out. */
+  dead: number
+}
+
+/** One way a query term reaches the index: postings and the weight (idf included) they count at. */
+interface Reach {
+  p: Postings
+  weight: number
+  q: number
+}
+
+/**
+ * An inverted index from stemmed terms to documents (numbered slots), scored with BM25+ the way
+ * MiniSearch scores it, but over flat number arrays. MiniSearch builds an object per matching
+ * document and sorts them all, which takes ~200 ms when a common word (a user's name) is in
+ * half of 100,000 facts; here scoring is a loop over numbers and the caller keeps the best few.
+ * The term dictionary is MiniSearch's radix tree, for its prefix and fuzzy lookups.
+ */
+export class InvertedIndex {
+  private readonly dictionary = new SearchableMap<Postings>()
+  private readonly byId: (Postings | undefined)[] = []
+  /** Per slot: the document's distinct terms and counts, [termId, tf, termId, tf, ...]. */
+  private readonly docTerms: (Uint32Array | undefined)[] = []
+  private lengths = new Uint32Array(0)
+  private live = 0
+  private totalLength = 0
+  /** Terms of the last match that only added to documents already found (see match). */
+  private late = new Map<number, Reach[]>()
+  private lastNorm = {k: 1.2, b: 0.7, d: 0.5, avgLength: 1}
+
+  get documentCount(): number {
+    return this.live
+  }
+
+  /** Indexes a document under a free `slot` from its analysed terms, repeats included. */
+  add(slot: number, terms: readonly string[]): void {
+    const counts = new Map<string, number>()
+    for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1)
+    const pairs = new Uint32Array(counts.size * 2)
+    let i = 0
+    for (const [text, tf] of counts) {
+      const p = this.postingsFor(text)
+      p.entries.push(slot, tf)
+      p.df += 1
+      pairs[i++] = p.id
+      pairs[i++] = tf
+    }
+    this.attach(slot, pairs, terms.length)
+  }
+
+  remove(slot: number): void {
+    const pairs = this.docTerms[slot]
+    if (!pairs) return
+    this.docTerms[slot] = undefined
+    for (let i = 0; i < pairs.length; i += 2) {
+      const p = this.byId[pairs[i]!]!
+      p.df -= 1
+      p.dead += 1
+      if (p.df === 0) {
+        this.dictionary.delete(p.text)
+        this.byId[p.id] = undefined
+      } else if (p.dead > p.df) {
+        this.sweep(p)
+      }
+    }
+    this.live -= 1
+    this.totalLength -= this.lengths[slot]!
+    this.lengths[slot] = 0
+  }
+
+  /**
+   * The documents in `slots` as a term table plus, per document, [table index, tf, ...]:
+   * loading that skips tokenising and stemming, most of the cost of indexing.
+   */
+  serialize(slots: readonly number[]): {terms: string[]; docs: number[][]} {
+    const tableIndex = new Map<number, number>()
+    const terms: string[] = []
+    const docs = slots.map((slot) => {
+      const pairs = this.docTerms[slot] ?? new Uint32Array(0)
+      const out: number[] = []
+      for (let i = 0; i < pairs.length; i += 2) {
+        const id = pairs[i]!
+        let t = tableIndex.get(id)
+        if (t === undefined) {
+          t = terms.length
+          terms.push(this.byId[id]!.text)
+          tableIndex.set(id, t)
+        }
+        out.push(t, pairs[i + 1]!)
+      }
+      return out
+    })
+    return {terms, docs}
+  }
+
+  /** Rebuilds an index from {@link serialize} output; document i gets slot i. */
+  static deserialize(data: {terms: readonly unknown[]; docs: readonly (readonly unknown[])[]}): InvertedIndex {
+    const index = new InvertedIndex()
+    const table = data.terms.map((text) => {
+      if (typeof text !== 'string') throw new Error('bad term table')
+      const p: Postings = {id: index.byId.length, text, entries: [], df: 0, dead: 0}
+      index.byId.push(p)
+      index.dictionary.set(text, p)
+      return p
+    })
+    if (index.dictionary.size !== table.length) throw new Error('bad term table: repeated terms')
+    data.docs.forEach((doc, slot) => {
+      if (!Array.isArray(doc) || doc.length % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
+      const pairs = new Uint32Array(doc.length)
+      let length = 0
+      for (let i = 0; i < doc.length; i += 2) {
+        const p = table[doc[i] as number]
+        const tf = doc[i + 1]
+        if (p === undefined || typeof tf !== 'number' || !Number.isInteger(tf) || tf < 1) throw new Error(`bad terms for fact ${slot}`)
+        p.entries.push(slot, tf)
+        p.df += 1
+        pairs[i] = p.id
+        pairs[i + 1] = tf
+        length += tf
+      }
+      index.attach(slot, pairs, length)
+    })
+    for (const p of table) {
+      if (p.df > 0) continue
+      index.dictionary.delete(p.text)
+      index.byId[p.id] = undefined
+    }
+    return index
+  }
+
+  /**
+   * Credits `acc` with every query term's BM25+ contribution, then multiplies each document's
+   * sum by the number of distinct query terms it matched (MiniSearch's coordination).
+   *
+   * Terms are taken rarest first (highest possible contribution first). Once the terms left
+   * could not, all together, lift a document that has none of the rarer ones above the
+   * `want`-th best score found so far (times `maxBoost`), they only add to documents already
+   * found: a word in half of 100,000 facts then costs a scan of its postings, not 50,000 new
+   * candidates. {@link scoreUnseen} scores the documents this skipped, when the caller needs one.
+   */
+  match(queryTerms: readonly string[], options: MatchOptions, acc: Accumulator, limits: MatchLimits): void {
+    this.late = new Map()
+    if (this.live === 0) return
+    const {k, b, d} = options.bm25
+    const avgLength = this.totalLength / this.live || 1
+    this.lastNorm = {k, b, d, avgLength}
+    const terms = [...new Set(queryTerms)].map((term, q) => {
+      const reach = this.expand(term, q, options)
+      // No document gets more from a term than this: tf saturates below k + 1.
+      const bound = reach.reduce((sum, r) => sum + r.weight * (d + k + 1), 0)
+      return {reach, bound}
+    })
+    terms.sort((x, y) => y.bound - x.bound)
+
+    let boundLeft = terms.reduce((sum, t) => sum + t.bound, 0)
+    let late = false
+    terms.forEach((term, i) => {
+      if (!late && i > 0 && acc.touched.length >= limits.want) {
+        const bestUnseen = boundLeft * (terms.length - i) * limits.maxBoost
+        late = bestUnseen < wantthBestSoFar(acc, limits.want)
+      }
+      for (const r of term.reach) {
+        if (!late) this.scan(r, acc, limits.accept)
+        else if (acc.touched.length * 8 < r.p.df) this.probe(r, acc)
+        else this.scanFound(r, acc)
+      }
+      if (late) for (const r of term.reach) this.late.set(r.p.id, [...(this.late.get(r.p.id) ?? []), r])
+      boundLeft -= term.bound
+    })
+    for (const slot of acc.touched) acc.scores[slot]! *= acc.matched[slot]!
+  }
+
+  /** No document skipped by the last {@link match} can score more than this from the terms taken late. */
+  lateBound(): number {
+    let sum = 0
+    const terms = new Set<number>()
+    for (const reaches of this.late.values()) {
+      for (const r of reaches) {
+        sum += r.weight * (this.lastNorm.d + this.lastNorm.k + 1)
+        terms.add(r.q)
+      }
+    }
+    return sum * terms.size
+  }
+
+  /**
+   * What {@link match} would have scored a document it skipped because the document holds only
+   * terms taken late; 0 if it holds none of them.
+   */
+  scoreUnseen(slot: number): number {
+    const pairs = this.docTerms[slot]
+    if (!pairs || this.late.size === 0) return 0
+    let sum = 0
+    const matched = new Set<number>()
+    for (let i = 0; i < pairs.length; i += 2) {
+      const reaches = this.late.get(pairs[i]!)
+      if (reaches === undefined) continue
+      for (const r of reaches) {
+        sum += r.weight * this.tfPart(slot, pairs[i + 1]!)
+        matched.add(r.q)
+      }
+    }
+    return sum * matched.size
+  }
+
+  /** The postings a query term reaches (exact, then prefix and fuzzy variants), with their weights. */
+  private expand(term: string, q: number, options: MatchOptions): Reach[] {
+    const found: [Postings, number][] = []
+    const exact = this.dictionary.get(term)
+    if (exact) found.push([exact, 1])
+    const seen = new Set<string>([term])
+    if (options.prefixMinLength > 0 && term.length >= options.prefixMinLength) {
+      for (const [other, p] of this.dictionary.atPrefix(term)) {
+        if (seen.has(other)) continue
+        seen.add(other)
+        found.push([p, (options.weights.prefix * other.length) / (other.length + 0.3 * (other.length - term.length))])
+      }
+    }
+    if (options.fuzzyMinLength > 0 && term.length >= options.fuzzyMinLength) {
+      for (const [other, [p, distance]] of this.dictionary.fuzzyGet(term, 1)) {
+        if (seen.has(other)) continue
+        seen.add(other)
+        found.push([p, (options.weights.fuzzy * other.length) / (other.length + distance)])
+      }
+    }
+    return found.map(([p, weight]) => {
+      if (p.dead > 0) this.sweep(p)
+      const idf = Math.log(1 + (this.live - p.df + 0.5) / (p.df + 0.5))
+      return {p, weight: weight * idf, q}
+    })
+  }
+
+  /** BM25+'s term-frequency part for one document. */
+  private tfPart(slot: number, tf: number): number {
+    const {k, b, d, avgLength} = this.lastNorm
+    return d + (tf * (k + 1)) / (tf + k * (1 - b + (b * this.lengths[slot]!) / avgLength))
+  }
+
+  private scan(r: Reach, acc: Accumulator, accept: ((slot: number) => boolean) | undefined): void {
+    const e = r.p.entries
+    for (let i = 0; i < e.length; i += 2) {
+      const slot = e[i]!
+      if (accept !== undefined && !acc.has(slot) && !accept(slot)) continue
+      acc.credit(slot, r.q, r.weight * this.tfPart(slot, e[i + 1]!))
+    }
+  }
+
+  /** Late term, many postings: walk them, crediting only documents already found. */
+  private scanFound(r: Reach, acc: Accumulator): void {
+    const e = r.p.entries
+    for (let i = 0; i < e.length; i += 2) {
+      const slot = e[i]!
+      if (acc.has(slot)) acc.credit(slot, r.q, r.weight * this.tfPart(slot, e[i + 1]!))
+    }
+  }
+
+  /** Late term, few documents found: look the term up in each of them instead. */
+  private probe(r: Reach, acc: Accumulator): void {
+    const found = acc.touched
+    for (let i = 0, n = found.length; i < n; i++) {
+      const slot = found[i]!
+      const tf = tfIn(this.docTerms[slot]!, r.p.id)
+      if (tf > 0) acc.credit(slot, r.q, r.weight * this.tfPart(slot, tf))
+    }
+  }
+
+  /** Drops entries of removed documents. Amortised: after many removals, or before scoring. */
+  private sweep(p: Postings): void {
+    const e = p.entries
+    let w = 0
+    for (let r = 0; r < e.length; r += 2) {
+      if (this.docTerms[e[r]!] === undefined) continue
+      e[w++] = e[r]!
+      e[w++] = e[r + 1]!
+    }
+    e.length = w
+    p.dead = 0
+  }
+
+  private postingsFor(text: string): Postings {
+    let p = this.dictionary.get(text)
+    if (!p) {
+      p = {id: this.byId.length, text, entries: [], df: 0, dead: 0}
+      this.byId.push(p)
+      this.dictionary.set(text, p)
+    }
+    return p
+  }
+
+  private attach(slot: number, pairs: Uint32Array, length: number): void {
+    if (slot >= this.lengths.length) {
+      const grown = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2, 1024))
+      grown.set(this.lengths)
+      this.lengths = grown
+    }
+    this.docTerms[slot] = pairs
+    this.lengths[slot] = length
+    this.live += 1
+    this.totalLength += length
+  }
+}
+
+/**
+ * A lower bound of the want-th best score the documents found so far will end with: their
+ * scores only grow, and the want-th best of a sample is at most the want-th best of all. The
+ * sample keeps this cheap when a common term has already found 50,000 documents.
+ */
+function wantthBestSoFar(acc: Accumulator, want: number): number {
+  const found = acc.touched
+  const sample = Math.min(found.length, Math.max(want, 4096))
+  return mthLargest(sample, want, (j) => acc.scores[found[j]!]! * acc.matched[found[j]!]!)
+}
+
+function tfIn(pairs: Uint32Array, termId: number): number {
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === termId) return pairs[i + 1]!
+  return 0
+}

@@ -1,0 +1,295 @@
+import assert from 'node:assert/strict'
+
+import fc from 'fast-check'
+
+import {FactIndex, type IndexedFact} from '../../src/search/fact-index.js'
+import {ReferenceIndex} from './reference.js'
+
+/** Facts hours apart, so neighbour context does not link them unless a test wants it. */
+function spaced(contents: string[], start = Date.UTC(2024, 0, 1)): IndexedFact[] {
+  return contents.map((content, i) => ({
+    id: `F${String(i).padStart(4, '0')}`,
+    content,
+    tags: [],
+    created_at: new Date(start + i * 6 * 3600_000).toISOString(),
+  }))
+}
+
+function indexOf(facts: IndexedFact[], tuning = {}): FactIndex {
+  const index = new FactIndex(tuning)
+  for (const f of facts) index.add(f)
+  return index
+}
+
+const FACTS = spaced([
+  'Caroline researched adoption agencies that support LGBTQ families.',
+  'Melanie painted a sunrise over the lake last summer.',
+  'The team decided to use PostgreSQL for the billing service.',
+  "Jon's dance studio opened on Friday with a contemporary class.",
+  'The user prefers dark mode and short answers.',
+  'Deploys go out on Tuesdays after the integration tests pass.',
+  'Nate keeps three turtles and feeds them every morning.',
+  'Gina lost her job at Door Dash and started an online clothing store.',
+])
+
+function top(index: FactIndex, query: string): string | undefined {
+  return index.search(query, {limit: 5})[0]?.id
+}
+
+describe('FactIndex ranking', () => {
+  const index = indexOf(FACTS)
+
+  it('puts the relevant fact first for paraphrased queries (stems, plurals, possessives)', () => {
+    assert.equal(top(index, 'Which adoption agency did Caroline research?'), 'F0000')
+    assert.equal(top(index, 'paintings of sunrises'), 'F0001')
+    assert.equal(top(index, 'what database was chosen for billing?'), 'F0002')
+    assert.equal(top(index, 'Jon dancing studios'), 'F0003')
+    assert.equal(top(index, 'does the user prefer dark themes?'), 'F0004')
+    assert.equal(top(index, 'when do we deploy'), 'F0005')
+    assert.equal(top(index, "Nate's turtle feeding"), 'F0006')
+    assert.equal(top(index, 'Gina clothes store'), 'F0007')
+  })
+
+  it('finds a fact despite a typo in a longer word', () => {
+    assert.equal(top(index, 'integraton tests'), 'F0005')
+  })
+
+  it('scores are positive, finite and in non-increasing order', () => {
+    const hits = index.search('the team and the user and the tests', {limit: 10})
+    assert.ok(hits.length > 1)
+    for (const h of hits) assert.ok(Number.isFinite(h.score) && h.score > 0)
+    for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score >= hits[i]!.score)
+  })
+
+  it('returns nothing, without throwing, for stopword-only or empty queries', () => {
+    for (const q of ['', '   ', 'the', 'What is it?', 'and or but', "isn't it", '?!', '🙂']) {
+      assert.deepEqual(index.search(q, {limit: 10}), [], JSON.stringify(q))
+    }
+  })
+
+  it('returns nothing for a word no fact holds', () => {
+    assert.deepEqual(index.search('xylophone', {limit: 10}), [])
+  })
+
+  it('honours limit, including 0 and non-integers', () => {
+    assert.equal(index.search('the', {limit: 10}).length, 0)
+    assert.equal(index.search('Caroline Melanie Jon Nate Gina user team', {limit: 3}).length, 3)
+    assert.equal(index.search('Caroline', {limit: 0}).length, 0)
+    assert.equal(index.search('Caroline', {limit: 2.7}).length, 1)
+    assert.equal(index.search('Caroline', {limit: Number.NaN}).length, 0)
+  })
+})
+
+describe('FactIndex filters', () => {
+  const facts: IndexedFact[] = [
+    {id: 'A', content: 'coffee with oat milk', tags: ['food', 'morning'], created_at: '2024-01-01T08:00:00.000Z'},
+    {id: 'B', content: 'coffee beans from Ethiopia', tags: ['food'], created_at: '2024-02-01T08:00:00.000Z'},
+    {id: 'C', content: 'coffee meeting with the design team', tags: ['work', 'morning'], created_at: '2024-03-01T08:00:00.000Z'},
+  ]
+  const index = indexOf(facts)
+  const ids = (hits: {id: string}[]) => hits.map((h) => h.id).sort()
+
+  it('tag filtering requires every listed tag', () => {
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, tags: ['food']})), ['A', 'B'])
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, tags: ['morning']})), ['A', 'C'])
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, tags: ['food', 'morning']})), ['A'])
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, tags: ['food', 'work']})), [])
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, tags: []})), ['A', 'B', 'C'])
+  })
+
+  it('tags are searchable words too', () => {
+    assert.equal(index.search('work', {limit: 10})[0]?.id, 'C')
+  })
+
+  it('since is inclusive and until exclusive', () => {
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, since: '2024-02-01T08:00:00.000Z'})), ['B', 'C'])
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, until: '2024-02-01T08:00:00.000Z'})), ['A'])
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, since: '2024-01-15T00:00:00Z', until: '2024-02-15T00:00:00Z'})), ['B'])
+    assert.deepEqual(ids(index.search('coffee', {limit: 10, since: 'not a date'})), [])
+  })
+})
+
+describe('FactIndex order and updates', () => {
+  it('orders ties newest first, then by id descending', () => {
+    const facts: IndexedFact[] = [
+      {id: 'a1', content: 'blue bicycle', tags: [], created_at: '2024-01-01T00:00:00.000Z'},
+      {id: 'a3', content: 'blue bicycle', tags: [], created_at: '2024-01-03T00:00:00.000Z'},
+      {id: 'a2', content: 'blue bicycle', tags: [], created_at: '2024-01-02T00:00:00.000Z'},
+      {id: 'b1', content: 'blue bicycle', tags: [], created_at: '2024-01-05T00:00:00.000Z'},
+      {id: 'b2', content: 'blue bicycle', tags: [], created_at: '2024-01-05T00:00:00.000Z'},
+    ]
+    const flat = indexOf(facts, {context: 0}).search('bicycle', {limit: 10})
+    assert.deepEqual(
+      flat.map((h) => h.id),
+      ['b2', 'b1', 'a3', 'a2', 'a1'],
+    )
+    assert.equal(new Set(flat.map((h) => h.score)).size, 1)
+    // With context, b1 and b2 (saved together) also lend each other score: they still tie, above the a's.
+    const hits = indexOf(facts).search('bicycle', {limit: 10})
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      ['b2', 'b1', 'a3', 'a2', 'a1'],
+    )
+    assert.equal(hits[0]!.score, hits[1]!.score)
+    assert.ok(hits[1]!.score > hits[2]!.score)
+    // The same order whatever the insertion order.
+    const reversed = indexOf([...facts].reverse(), {context: 0}).search('bicycle', {limit: 10})
+    assert.deepEqual(reversed, flat)
+  })
+
+  it('remove() drops a fact from results, size and has()', () => {
+    const index = indexOf(FACTS)
+    assert.equal(top(index, 'turtles'), 'F0006')
+    index.remove('F0006')
+    assert.equal(index.has('F0006'), false)
+    assert.equal(index.size, FACTS.length - 1)
+    assert.deepEqual(index.search('turtles', {limit: 10}), [])
+    index.remove('F0006') // removing twice is harmless
+    index.remove('never-added')
+    assert.equal(index.size, FACTS.length - 1)
+  })
+
+  it('adding an existing id replaces its content', () => {
+    const index = indexOf(FACTS)
+    index.add({...FACTS[6]!, content: 'Nate adopted a parrot'})
+    assert.equal(index.size, FACTS.length)
+    assert.deepEqual(index.search('turtles', {limit: 10}), [])
+    assert.equal(top(index, 'parrot'), 'F0006')
+  })
+
+  it('removing and re-adding every fact leaves an index that ranks like a fresh one', () => {
+    const index = indexOf(FACTS)
+    for (const f of FACTS) index.remove(f.id)
+    assert.equal(index.size, 0)
+    assert.deepEqual(index.search('Caroline', {limit: 5}), [])
+    for (const f of FACTS) index.add(f)
+    const fresh = indexOf(FACTS)
+    for (const q of ['Caroline adoption', 'dark mode', 'tests deploy Tuesday']) assert.deepEqual(index.search(q, {limit: 5}), fresh.search(q, {limit: 5}))
+  })
+})
+
+describe('FactIndex context and dates', () => {
+  it('a fact saved right after a match shares its context', () => {
+    const index = new FactIndex()
+    const at = (minutes: number) => new Date(Date.UTC(2024, 4, 1, 12, minutes)).toISOString()
+    index.add({id: '1', content: 'Our son got into a car accident on the road trip.', tags: [], created_at: at(0)})
+    index.add({id: '2', content: 'They were scared, but we reassured them and they are fine now.', tags: [], created_at: at(1)})
+    index.add({id: '3', content: 'Unrelated: the printer on floor two is broken.', tags: [], created_at: at(2)})
+    index.add({id: '4', content: 'Much later we talked about the weather.', tags: [], created_at: new Date(Date.UTC(2024, 4, 3)).toISOString()})
+    const hits = index.search('how did the kids handle the accident?', {limit: 10})
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      ['1', '2', '3'],
+    )
+    assert.ok(hits[0]!.score > hits[1]!.score, 'the match stays above the context it lends')
+    assert.equal(new FactIndex({context: 0}).search('accident', {limit: 5}).length, 0)
+  })
+
+  it('boosts facts created on a date the query spells out', () => {
+    const index = new FactIndex()
+    index.add({id: 'may', content: 'We went hiking in the hills.', tags: [], created_at: '2023-05-20T10:00:00.000Z'})
+    index.add({id: 'june', content: 'We went hiking in the hills.', tags: [], created_at: '2023-06-20T10:00:00.000Z'})
+    assert.equal(top(index, 'hiking'), 'june')
+    assert.equal(top(index, 'Where did we go hiking in May 2023?'), 'may')
+    assert.equal(top(index, 'What happened on 20 May, 2023?'), undefined)
+    assert.equal(index.search('hiking on 20 May 2023', {limit: 2})[0]?.id, 'may')
+  })
+})
+
+describe('FactIndex serialisation', () => {
+  const queries = ['Caroline', 'adoption agencies', 'the user', 'dance Friday', 'turtles morning', 'store', 'what is it', 'coffee']
+
+  it('toJSON/fromJSON round-trips to identical results, as an object or as JSON text', () => {
+    const index = indexOf(FACTS)
+    index.remove('F0003')
+    index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
+    const fromText = FactIndex.fromJSON(JSON.stringify(index))
+    const fromObject = FactIndex.fromJSON(structuredClone(index.toJSON()))
+    for (const copy of [fromText, fromObject]) {
+      assert.equal(copy.size, index.size)
+      assert.equal(copy.has('F0003'), false)
+      for (const q of queries) {
+        assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
+        assert.deepEqual(copy.search(q, {limit: 10, tags: ['event']}), index.search(q, {limit: 10, tags: ['event']}), q)
+      }
+    }
+    // Both keep working the same after further changes.
+    for (const i of [index, fromText]) {
+      i.add({id: 'Y', content: 'Melanie ran a charity race', tags: [], created_at: '2024-09-01T00:00:00.000Z'})
+      i.remove('F0000')
+    }
+    for (const q of [...queries, 'charity race']) assert.deepEqual(fromText.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
+    assert.deepEqual(fromText.toJSON(), index.toJSON())
+  })
+
+  it('refuses data that is not a serialised index', () => {
+    assert.throws(() => FactIndex.fromJSON('{}'), /not a serialised FactIndex/)
+    assert.throws(() => FactIndex.fromJSON({version: 2, terms: ['a'], facts: [['x', '2024-01-01T00:00:00Z', [], [5, 1]]]}), /bad terms/)
+    assert.throws(() => FactIndex.fromJSON({version: 2, terms: [], facts: [['x', '2024-01-01T00:00:00Z', [], []], ['x', '2024-01-01T00:00:00Z', [], []]]}), /repeated id/)
+  })
+})
+
+describe('FactIndex properties', () => {
+  it('search never throws on arbitrary strings and never returns more than limit', () => {
+    const index = indexOf(FACTS)
+    fc.assert(
+      fc.property(fc.string({unit: 'binary', maxLength: 200}), fc.integer({min: 0, max: 20}), (query, limit) => {
+        const hits = index.search(query, {limit})
+        assert.ok(hits.length <= limit)
+        assert.equal(new Set(hits.map((h) => h.id)).size, hits.length)
+        for (const h of hits) assert.ok(Number.isFinite(h.score))
+      }),
+      {numRuns: 500},
+    )
+  })
+
+  it('indexes arbitrary content without throwing', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({unit: 'binary', maxLength: 80}), {maxLength: 20}), fc.string({unit: 'grapheme', maxLength: 40}), (contents, query) => {
+        const index = indexOf(spaced(contents))
+        assert.ok(index.search(query, {limit: 5}).length <= 5)
+        assert.deepEqual(FactIndex.fromJSON(JSON.stringify(index)).search(query, {limit: 5}), index.search(query, {limit: 5}))
+      }),
+      {numRuns: 200},
+    )
+  })
+
+  it('ranks exactly like the slow reference, shortcuts included', () => {
+    // A small vocabulary with Zipf-like use, so some words are in most facts: that is what
+    // makes the index skip work (late terms, context only from the strongest matches).
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golfer', 'hotel', 'india', 'juliet', 'alphas', 'alpho', 'deltas', 'the']
+    const word = fc.integer({min: 0, max: 1000}).map((n) => words[Math.min(words.length - 1, Math.floor(Math.exp((n / 1000) * Math.log(words.length + 1))) - 1)]!)
+    const fact = fc.record({words: fc.array(word, {minLength: 1, maxLength: 8}), gapMinutes: fc.constantFrom(1, 1, 1, 5, 120), tagged: fc.boolean()})
+    const query = fc.record({words: fc.array(word, {minLength: 1, maxLength: 4}), limit: fc.integer({min: 1, max: 6}), tagged: fc.boolean()})
+    fc.assert(
+      fc.property(fc.array(fact, {minLength: 1, maxLength: 80}), fc.array(fc.nat(), {maxLength: 8}), fc.array(query, {minLength: 1, maxLength: 8}), (facts, removals, queries) => {
+        const index = new FactIndex()
+        const ref = new ReferenceIndex()
+        let time = Date.UTC(2023, 0, 1)
+        const ids: string[] = []
+        facts.forEach((f, i) => {
+          time += f.gapMinutes * 60_000
+          const fact = {id: `f${String(i).padStart(3, '0')}`, content: f.words.join(' '), tags: f.tagged ? ['x'] : [], created_at: new Date(time).toISOString()}
+          index.add(fact)
+          ref.add(fact)
+          ids.push(fact.id)
+        })
+        for (const r of removals) {
+          const id = ids[r % ids.length]!
+          index.remove(id)
+          ref.remove(id)
+        }
+        for (const q of queries) {
+          const options = q.tagged ? {tags: ['x']} : {}
+          const got = index.search(q.words.join(' '), {limit: q.limit, ...options})
+          const want = ref.scores(q.words.join(' '), options)
+          assert.equal(got.length, Math.min(q.limit, want.size))
+          for (const h of got) assert.ok(Math.abs(want.get(h.id)! - h.score) < 2e-4, `${h.id}: ${h.score} vs ${want.get(h.id)}`)
+          const cut = got.at(-1)?.score ?? Number.POSITIVE_INFINITY
+          for (const [id, s] of want) if (!got.some((h) => h.id === id)) assert.ok(s <= cut + 2e-4, `${id} (${s}) should have beaten ${cut}`)
+        }
+      }),
+      {numRuns: 150},
+    )
+  })
+})

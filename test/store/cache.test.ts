@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {connectMcp, type McpSession} from '../helpers/mcp.js'
+import {mem, memAsync, tempHome} from '../helpers/mem.js'
+import {FACT_SEGMENT} from '../../src/store/collections.js'
+import {newId} from '../../src/store/ids.js'
+import {agentDir} from '../../src/store/paths.js'
+import type {FactRecord} from '../../src/store/records.js'
+import {searchCachePath} from '../../src/store/search-cache.js'
+import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
+
+interface Found {
+  count: number
+  facts: {id: string; content: string}[]
+}
+
+function search(home: string, query: string, extra: string[] = []): Found {
+  const r = mem(home, ['search', '--json', '--limit', '100', ...extra, query])
+  assert.equal(r.code, 0, r.stderr)
+  return JSON.parse(r.stdout) as Found
+}
+
+function add(home: string, content: string): string {
+  const r = mem(home, ['add', '--json', content])
+  assert.equal(r.code, 0, r.stderr)
+  return (JSON.parse(r.stdout) as {fact_id: string}).fact_id
+}
+
+async function serverSearch(session: McpSession, query: string): Promise<Found> {
+  const r = await session.call('memory_search', {query, limit: 100})
+  assert.notEqual(r.isError, true, JSON.stringify(r.content))
+  return r.structuredContent as unknown as Found
+}
+
+const contents = (found: Found): string[] => found.facts.map((f) => f.content).sort()
+
+/** Facts written straight into segment files, as another process (or an older mem) left them. */
+function writeFacts(home: string, segments: string[][]): void {
+  const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
+  let time = Date.UTC(2025, 0, 1)
+  segments.forEach((texts, i) => {
+    const records = texts.map((content) => {
+      time += 60_000
+      return {id: newId(time), content, tags: [], created_at: new Date(time).toISOString()}
+    })
+    files.write(segmentName(i + 1), records)
+  })
+}
+
+describe('store caches across processes', function () {
+  let home: string
+  let cleanup: () => void
+  let session: McpSession | undefined
+
+  beforeEach(() => {
+    ;({home, cleanup} = tempHome())
+  })
+
+  afterEach(async () => {
+    await session?.close()
+    session = undefined
+    cleanup()
+  })
+
+  it('a running server sees facts other processes add and delete', async () => {
+    add(home, 'the blue kettle is in the attic')
+    session = await connectMcp(home)
+    assert.deepEqual(contents(await serverSearch(session, 'kettle')), ['the blue kettle is in the attic'])
+
+    const red = add(home, 'the red kettle is in the garage')
+    assert.deepEqual(contents(await serverSearch(session, 'kettle')), ['the blue kettle is in the attic', 'the red kettle is in the garage'])
+
+    assert.equal(mem(home, ['reflect', 'delete', '--fact', red]).code, 0)
+    assert.deepEqual(contents(await serverSearch(session, 'kettle')), ['the blue kettle is in the attic'])
+  })
+
+  it('notices a segment rewritten without a revision stamp, and appends after it instead of over it', async () => {
+    session = await connectMcp(home)
+    await session.call('memory_add', {content: 'first lantern fact'})
+    assert.equal((await serverSearch(session, 'lantern')).count, 1)
+
+    // A writer that died after replacing the segment and before stamping the revision.
+    const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
+    const seg = files.read(segmentName(1))
+    const orphan: FactRecord = {id: newId(), content: 'orphan lantern fact', tags: [], created_at: new Date().toISOString()}
+    const revisionBefore = readFileSync(join(agentDir(home, 'default'), 'revision.json'), 'utf8')
+    files.write(segmentName(1), [...seg.records, orphan])
+    assert.equal(readFileSync(join(agentDir(home, 'default'), 'revision.json'), 'utf8'), revisionBefore)
+
+    assert.deepEqual(contents(await serverSearch(session, 'lantern')), ['first lantern fact', 'orphan lantern fact'])
+    await session.call('memory_add', {content: 'third lantern fact'})
+    assert.deepEqual(contents(search(home, 'lantern')), ['first lantern fact', 'orphan lantern fact', 'third lantern fact'])
+  })
+
+  it('loses no fact when CLI processes and a server add at the same time', async () => {
+    session = await connectMcp(home)
+    const s = session
+    const cli = Array.from({length: 6}, (_, i) => memAsync(home, ['add', '--json', `walnut fact from the shell ${i}`]))
+    const server = Array.from({length: 6}, (_, i) => s.call('memory_add', {content: `walnut fact from the server ${i}`}))
+    const results = await Promise.all(cli)
+    for (const r of results) assert.equal(r.code, 0, r.stderr)
+    for (const r of await Promise.all(server)) assert.notEqual(r.isError, true)
+    assert.equal((await serverSearch(session, 'walnut')).count, 12)
+    assert.equal(search(home, 'walnut').count, 12)
+  })
+})
+
+describe('saved search index', function () {
+  let home: string
+  let cleanup: () => void
+
+  beforeEach(() => {
+    ;({home, cleanup} = tempHome())
+  })
+
+  afterEach(() => cleanup())
+
+  const cachePath = (): string => searchCachePath(agentDir(home, 'default'))
+
+  it('is written by a cold search with private permissions, and gives the same results as no index', () => {
+    for (const text of ['otters hold hands while sleeping', 'sea otters use rocks as tools', 'river otters live in dens']) add(home, text)
+    assert.equal(existsSync(cachePath()), false, 'adding facts builds no index')
+    const first = search(home, 'otters rocks')
+    assert.equal(statSync(cachePath()).mode & 0o777, 0o600)
+    assert.equal(statSync(join(agentDir(home, 'default'), 'cache')).mode & 0o777, 0o700)
+    const fromSaved = search(home, 'otters rocks')
+    assert.deepEqual(fromSaved, first)
+  })
+
+  it('is rebuilt when missing, unreadable or from another format', () => {
+    add(home, 'the gazebo paint is sage green')
+    add(home, 'the fence paint is white')
+    const expected = search(home, 'paint')
+    assert.equal(expected.count, 2)
+
+    for (const bad of ['', '{"format": "mem.search-index", "signature"', '[1,2,3]', '{"format":"mem.search-index","signature":"other","index":{"version":1,"facts":[],"mini":{}}}']) {
+      writeFileSync(cachePath(), bad)
+      assert.deepEqual(search(home, 'paint'), expected)
+    }
+    const saved = JSON.parse(readFileSync(cachePath(), 'utf8')) as {format: string}
+    assert.equal(saved.format, 'mem.search-index', 'a usable index was saved again')
+  })
+
+  it('is skipped, not fatal, when it cannot be saved', () => {
+    add(home, 'the compost bin is behind the shed')
+    writeFileSync(join(agentDir(home, 'default'), 'cache'), 'a file where the cache folder would go')
+    assert.deepEqual(contents(search(home, 'compost')), ['the compost bin is behind the shed'])
+    assert.equal(readFileSync(join(agentDir(home, 'default'), 'cache'), 'utf8'), 'a file where the cache folder would go')
+  })
+
+  it('is brought up to date with facts added, replaced and deleted since it was saved', () => {
+    const a = add(home, 'the canoe is stored at the boathouse')
+    const b = add(home, 'the canoe paddles are in the shed')
+    search(home, 'canoe')
+    const saved = readFileSync(cachePath(), 'utf8')
+
+    add(home, 'the canoe needs new varnish')
+    assert.equal(mem(home, ['reflect', 'delete', '--fact', a]).code, 0)
+    assert.equal(mem(home, ['reflect', 'update', '--fact', b, '--content', 'the canoe paddles are in the garage']).code, 0)
+    assert.equal(readFileSync(cachePath(), 'utf8'), saved, 'writes leave the saved index alone')
+
+    assert.deepEqual(contents(search(home, 'canoe')), ['the canoe needs new varnish', 'the canoe paddles are in the garage'])
+  })
+
+  it('is never trusted over the segments: facts it lists that the segments lack are not returned', () => {
+    // An index saved in another home, with facts this home never had.
+    const other = tempHome()
+    try {
+      add(other.home, 'the lighthouse keeper feeds the gulls')
+      search(other.home, 'lighthouse')
+      add(home, 'the lighthouse lamp was replaced in spring')
+      search(home, 'lighthouse')
+      writeFileSync(cachePath(), readFileSync(searchCachePath(agentDir(other.home, 'default'))))
+    } finally {
+      other.cleanup()
+    }
+    assert.deepEqual(contents(search(home, 'lighthouse')), ['the lighthouse lamp was replaced in spring'])
+  })
+
+  it('is rebuilt, not patched, when a fact reappears between facts it holds', () => {
+    writeFacts(home, [['alpha heron note', 'beta heron note', 'gamma heron note']])
+    const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
+    const all = files.read(segmentName(1)).records
+    const withoutBeta = all.map((f, i) => (i === 1 ? {...f, deleted_at: new Date().toISOString()} : f))
+    files.write(segmentName(1), withoutBeta)
+    assert.equal(search(home, 'heron').count, 2)
+    // The deleted fact comes back in the middle (a restored backup): appending it would misorder the index.
+    files.write(segmentName(1), all)
+    const fresh = search(home, 'heron')
+    writeFileSync(cachePath(), 'x')
+    assert.deepEqual(search(home, 'heron'), fresh)
+    assert.equal(fresh.count, 3)
+  })
+})
+
+describe('what each command reads', function () {
+  let home: string
+  let cleanup: () => void
+
+  beforeEach(() => {
+    ;({home, cleanup} = tempHome())
+  })
+
+  afterEach(() => cleanup())
+
+  it('mem add reads only the last segment; a corrupt older one is refused by search and left untouched', () => {
+    writeFacts(home, [Array.from({length: FACT_SEGMENT.maxRecords}, (_, i) => `old mackerel fact ${i}`), ['newest mackerel fact']])
+    const older = join(agentDir(home, 'default'), 'facts', segmentName(1))
+    writeFileSync(older, '{"format": "mem.facts", "version": 1, "records": [')
+    const before = readFileSync(older)
+
+    const added = mem(home, ['add', '--json', 'one more mackerel fact'])
+    assert.equal(added.code, 0, added.stderr)
+
+    const r = mem(home, ['search', '--json', 'mackerel'])
+    assert.equal(r.code, 1)
+    assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'corrupt_file')
+    assert.deepEqual(readFileSync(older), before)
+    assert.equal(existsSync(searchCachePath(agentDir(home, 'default'))), false)
+  })
+
+  it('mem add refuses a corrupt last segment and leaves it untouched', () => {
+    writeFacts(home, [['a pelican fact']])
+    const last = join(agentDir(home, 'default'), 'facts', segmentName(1))
+    writeFileSync(last, 'not json')
+    const r = mem(home, ['add', '--json', 'another pelican fact'])
+    assert.equal(r.code, 1)
+    assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'corrupt_file')
+    assert.equal(readFileSync(last, 'utf8'), 'not json')
+  })
+})
