@@ -61,7 +61,9 @@ function searchSignature() {
   return hash.digest('hex').slice(0, 16)
 }
 
-const commands = files(join(src, 'commands'), (n) => /\.tsx?$/.test(n) && !n.endsWith('.d.ts'))
+const sources = (dir) => files(join(src, dir), (n) => /\.tsx?$/.test(n) && !n.endsWith('.d.ts'))
+// Hooks are entry points too: oclif loads them by path from package.json.
+const commands = [...sources('commands'), ...sources('hooks')]
 const entryPoints = Object.fromEntries(commands.map((file) => [relative(src, file).replace(/\.tsx?$/, ''), file]))
 // bin/run.js starts oclif from this module, so the binary and the commands share one bundled @oclif/core.
 entryPoints.main = 'mem:main'
