@@ -37,8 +37,8 @@ function shellQuote(s: string): string {
 }
 
 /** Starts `mem args` in a fresh 100x24 tmux window; the pane stays to report the exit and the terminal modes. */
-function start(home: string, args: string[]): void {
-  const env = `env -u NO_COLOR MEM_HOME=${shellQuote(home)} MEM_AGENT=alice`
+function start(home: string, args: string[], noColor = false): void {
+  const env = `env -u NO_COLOR MEM_HOME=${shellQuote(home)} MEM_AGENT=alice${noColor ? ' NO_COLOR=1' : ''}`
   const modes = `stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '`
   const script = `${env} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "mem exited $?"; echo "modes: $(${modes})"; sleep 600`
   socket = `mem-test-${process.pid}-${sessions++}`
@@ -140,5 +140,14 @@ describe('mem in a real terminal (tmux)', function () {
     assert.match(out, /^ {2}1\. {2}[0-9A-Z]{26} {2}just now {2}Deploys happen on Tuesdays #ops$/m)
     const styled = tmux('capture-pane', '-p', '-e', '-t', 'mem')
     assert.ok(styled.includes('\u001B['), 'colour reaches the terminal')
+  })
+
+  it('with NO_COLOR, mem search at a terminal prints exactly the plain prose', async () => {
+    const plain = mem(home.home, ['search', 'deploys', '--agent', 'alice'])
+    start(home.home, ['search', 'deploys', '--agent', 'alice'], true)
+    await waitForScreen('mem exited')
+    const styled = tmux('capture-pane', '-p', '-e', '-t', 'mem')
+    assert.ok(!styled.includes('\u001B['), `no colour codes:\n${styled}`)
+    assert.ok(screen().startsWith(plain.stdout), `the prose, byte for byte:\n${screen()}`)
   })
 })
