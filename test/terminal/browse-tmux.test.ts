@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import {execFileSync, spawnSync} from 'node:child_process'
-import {writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {BIN, mem, tempHome} from '../helpers/mem.js'
@@ -10,11 +11,13 @@ import {BIN, mem, tempHome} from '../helpers/mem.js'
  * reads the screen. CI needs the `tmux` package (apt-get install tmux).
  */
 let sessions = 0
+/** Sockets live in a temp folder of this run, removed with it. */
+let sockets = ''
 /** A tmux server per test: a server still shutting down never meets the next test. */
 let socket = ''
 
 function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8'})
+  return execFileSync('tmux', ['-S', socket, ...args], {encoding: 'utf8'})
 }
 
 function screen(): string {
@@ -41,7 +44,7 @@ function start(home: string, args: string[], noColor = false): void {
   const env = `env -u NO_COLOR MEM_HOME=${shellQuote(home)} MEM_AGENT=alice${noColor ? ' NO_COLOR=1' : ''}`
   const modes = `stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '`
   const script = `${env} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "mem exited $?"; echo "modes: $(${modes})"; sleep 600`
-  socket = `mem-test-${process.pid}-${sessions++}`
+  socket = join(sockets, `tmux-${sessions++}`)
   tmux('new-session', '-d', '-s', 'mem', '-x', '100', '-y', '24', 'sh', '-c', script)
 }
 
@@ -60,6 +63,7 @@ describe('mem in a real terminal (tmux)', function () {
     const which = spawnSync('tmux', ['-V'], {encoding: 'utf8'})
     if (which.status !== 0) throw new Error('these tests need tmux: install the tmux package (apt-get install tmux)')
     home = tempHome()
+    sockets = mkdtempSync(join(tmpdir(), 'mem-tmux-'))
     for (const [text, tag] of [
       ['Prefers pnpm as package manager', 'tooling'],
       ['Deploys happen on Tuesdays', 'ops'],
@@ -69,10 +73,13 @@ describe('mem in a real terminal (tmux)', function () {
     }
   })
   afterEach(() => {
-    if (socket !== '') spawnSync('tmux', ['-L', socket, 'kill-server'])
+    if (socket !== '') spawnSync('tmux', ['-S', socket, 'kill-server'])
     socket = ''
   })
-  after(() => home.cleanup())
+  after(() => {
+    home.cleanup()
+    rmSync(sockets, {recursive: true, force: true})
+  })
 
   it('bare mem opens the browser: search, open a fact, see another process write, quit', async () => {
     start(home.home, [])
