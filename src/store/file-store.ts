@@ -3,7 +3,8 @@ import {mkdirSync, readdirSync} from 'node:fs'
 import {MemError} from '../errors.js'
 import {FactIndex} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
-import {DIR_MODE} from './durable-file.js'
+import {DIR_MODE, keepCopy} from './durable-file.js'
+import {preMigrationPath} from './format.js'
 import {newId} from './ids.js'
 import {withLock} from './lock.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
@@ -27,9 +28,12 @@ class AgentFiles {
     this.checkpoints = new CachedSegments(new SegmentedFiles(dir, CHECKPOINT_SEGMENT))
   }
 
-  refresh(revision: Revision | undefined, onMigrated?: (collection: 'facts' | 'checkpoints', name: string) => void): void {
-    this.follow(this.facts.refresh(revision, onMigrated && ((name) => onMigrated('facts', name))))
-    this.checkpoints.refresh(revision, onMigrated && ((name) => onMigrated('checkpoints', name)))
+  /** Segments read in an older format, by any path; the next locked write upgrades them on disk. */
+  readonly outdated = new Set<string>()
+
+  refresh(revision: Revision | undefined): void {
+    this.follow(this.facts.refresh(revision, (name) => this.outdated.add(`facts/${name}`)))
+    this.checkpoints.refresh(revision, (name) => this.outdated.add(`checkpoints/${name}`))
   }
 
   /** Facts never change content under the same id, so only liveness moves the index. */
@@ -170,7 +174,7 @@ export class FileStore implements Store {
     try {
       return readdirSync(agentsRoot(this.home), {withFileTypes: true})
         .filter((e) => e.isDirectory())
-        .map((e) => decodeAgentDir(e.name))
+        .flatMap((e) => decodeAgentDir(e.name) ?? [])
         .sort()
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
@@ -200,7 +204,8 @@ export class FileStore implements Store {
     return withLock(a.dir, () => {
       const revision = readRevision(a.dir)
       const tx = new Transaction(a)
-      a.refresh(revision, (collection, name) => rewriteMigrated(a, collection, name))
+      a.refresh(revision)
+      upgradeOutdated(a)
       const result = change(tx, a)
       tx.commit(revision)
       return result
@@ -223,11 +228,21 @@ export class FileStore implements Store {
   }
 }
 
-/** An older file format is upgraded on the first write that holds the lock; the old bytes stay as `.bak`. */
-function rewriteMigrated(a: AgentFiles, collection: 'facts' | 'checkpoints', name: string): void {
-  const cache = collection === 'facts' ? a.facts : a.checkpoints
-  const seg = cache.files.read(name)
-  ;(cache.files as SegmentedFiles<unknown>).write(name, seg.records)
+/**
+ * An older file format is upgraded on the first write that holds the lock. The old bytes are
+ * kept for good as `<file>.v<version>.bak`, so an upgrade can always be undone by hand.
+ */
+function upgradeOutdated(a: AgentFiles): void {
+  for (const key of a.outdated) {
+    const [collection, name] = key.split('/') as ['facts' | 'checkpoints', string]
+    const files = (collection === 'facts' ? a.facts : a.checkpoints).files as SegmentedFiles<unknown>
+    const seg = files.read(name)
+    if (seg.migrated && seg.version !== undefined) {
+      keepCopy(files.path(name), preMigrationPath(files.path(name), seg.version))
+      files.write(name, seg.records)
+    }
+    a.outdated.delete(key)
+  }
 }
 
 function now(): string {

@@ -63,19 +63,20 @@ export class SegmentedFiles<T> {
     return `${st.ino}:${st.size}:${st.mtimeNs}`
   }
 
-  read(name: string): Segment<T> & {migrated: boolean} {
+  read(name: string): Segment<T> & {migrated: boolean; version?: number} {
     const path = this.path(name)
     const db = new LowSync<unknown>(new DurableJsonFile(path), null)
     db.read()
     if (db.data === null) return {name, records: [], bytes: 0, migrated: false}
     const decoded = decodeFile(path, this.spec.kind, this.spec.record, db.data)
-    return {name, records: decoded.records, bytes: statSync(path).size, migrated: decoded.migrated}
+    return {name, records: decoded.records, bytes: statSync(path).size, migrated: decoded.migrated, version: decoded.version}
   }
 
   write(name: string, records: T[]): Segment<T> {
     mkdirSync(this.folder, {recursive: true, mode: DIR_MODE})
-    const db = new LowSync<unknown>(new DurableJsonFile(this.path(name)), null)
-    db.data = encodeFile(this.spec.kind, records)
+    const path = this.path(name)
+    const db = new LowSync<unknown>(new DurableJsonFile(path), null)
+    db.data = encodeFile(this.spec.kind, records, path)
     db.write()
     return {name, records, bytes: approximateBytes(records)}
   }
