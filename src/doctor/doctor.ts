@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import {asMemError} from '../errors.js'
 import {withLock} from '../store/lock.js'
 import {agentFolders, inspectAgent, inspectHome, type AgentFolder, type Finding} from './inspect.js'
-import {DoctorReport, prose, type Problem} from './report.js'
+import {DoctorReport, Problem, prose} from './report.js'
 
 export const DoctorInput = v.strictObject({fix: v.boolean()})
 
@@ -56,7 +56,7 @@ function applyRepair(finding: Finding): Finding {
   }
 }
 
+/** The report holds what was found, not how to repair it. */
 function plain(finding: Finding): Problem {
-  const {repair: _repair, ...problem} = finding
-  return problem
+  return v.parse(Problem, finding)
 }
