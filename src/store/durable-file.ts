@@ -37,15 +37,19 @@ export class DurableJsonFile implements SyncAdapter<unknown> {
   }
 
   /**
-   * Replaces the file. If it is no longer the version this process last read or wrote, it was
-   * changed outside mem (or by a writer that died before finishing): it is checked again first,
-   * so that a cached view never lets a corrupt file be written over.
+   * Replaces the file, but only if it is still the version this process last read or wrote
+   * (or still absent): replacing anything else could drop a change this process never saw, or
+   * write over a file damaged since. A file that no longer parses is reported as corrupt.
+   * The caller holds the agent's lock; this is the second line of defence behind it.
    */
   write(data: unknown): void {
-    const current = identityOf(this.path)
-    if (current !== undefined && current !== seen.get(this.path)) {
-      const text = readWithIdentity(this.path)
-      if (text !== undefined) parseJson(this.path, text)
+    if (!isCurrent(this.path)) {
+      const text = readFileSync(this.path, 'utf8')
+      parseJson(this.path, text)
+      throw new MemError(
+        'io_error',
+        `${this.path} was changed by another process while this one was writing, so this change was not saved. Try again.`,
+      )
     }
     writeFileDurably(this.path, `${JSON.stringify(data)}\n`, this.options)
     seen.set(this.path, identityOf(this.path))
@@ -54,6 +58,12 @@ export class DurableJsonFile implements SyncAdapter<unknown> {
 
 /** The identity of each file as this process last read or wrote it (every replace makes a new inode). */
 const seen = new Map<string, string | undefined>()
+
+/** True when `path` is absent or exactly as this process last read or wrote it. */
+export function isCurrent(path: string): boolean {
+  const now = identityOf(path)
+  return now === undefined || now === seen.get(path)
+}
 
 function identityOf(path: string): string | undefined {
   try {

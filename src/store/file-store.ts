@@ -3,7 +3,7 @@ import {mkdirSync, readdirSync} from 'node:fs'
 import {MemError} from '../errors.js'
 import {FactIndex} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
-import {DIR_MODE, keepCopy} from './durable-file.js'
+import {DIR_MODE, isCurrent, keepCopy} from './durable-file.js'
 import {preMigrationPath} from './format.js'
 import {newId} from './ids.js'
 import {withLock} from './lock.js'
@@ -34,6 +34,14 @@ class AgentFiles {
   refresh(revision: Revision | undefined): void {
     this.follow(this.facts.refresh(revision, (name) => this.outdated.add(`facts/${name}`)))
     this.checkpoints.refresh(revision, (name) => this.outdated.add(`checkpoints/${name}`))
+  }
+
+  /** True when every cached segment is still the file on disk. */
+  matchesDisk(): boolean {
+    for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[]) {
+      for (const seg of cache.all()) if (!isCurrent(cache.files.path(seg.name))) return false
+    }
+    return true
   }
 
   /** Facts never change content under the same id, so only liveness moves the index. */
@@ -199,12 +207,19 @@ export class FileStore implements Store {
   }
 
   private async write<T>(agent: string, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
-    const a = this.agent(agent)
-    mkdirSync(a.dir, {recursive: true, mode: DIR_MODE})
-    return withLock(a.dir, () => {
-      const revision = readRevision(a.dir)
-      const tx = new Transaction(a)
+    const dir = this.agent(agent).dir
+    mkdirSync(dir, {recursive: true, mode: DIR_MODE})
+    return withLock(dir, () => {
+      const revision = readRevision(dir)
+      let a = this.agent(agent)
       a.refresh(revision)
+      // A writer that died before stamping the revision leaves files the cache cannot know of: read afresh.
+      if (!a.matchesDisk()) {
+        this.agents.delete(agent)
+        a = this.agent(agent)
+        a.refresh(revision)
+      }
+      const tx = new Transaction(a)
       upgradeOutdated(a)
       const result = change(tx, a)
       tx.commit(revision)

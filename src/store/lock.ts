@@ -39,13 +39,8 @@ const privateFs = {
 }
 
 /** True when the lock of `dir` exists and has not been refreshed within the stale time. */
-export function isLockStale(dir: string, now = Date.now()): boolean {
-  try {
-    return fs.statSync(lockPath(dir)).mtimeMs < now - staleLockMs()
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-    throw error
-  }
+export function isLockStale(dir: string): boolean {
+  return isStale(lockPath(dir))
 }
 
 /**
@@ -76,7 +71,9 @@ async function acquire(dir: string, onCompromised: (error: Error) => void): Prom
       return await lockfile.lock(dir, {
         lockfilePath: lockPath(dir),
         realpath: false,
-        stale: staleLockMs(),
+        // proper-lockfile would remove a stale lock itself, but two waiters can then each remove
+        // the other's fresh lock and both go ahead. Stale locks are taken over by takeOver() instead.
+        stale: NEVER_STALE_MS,
         update: REFRESH_MS,
         fs: privateFs,
         retries: 0,
@@ -85,6 +82,7 @@ async function acquire(dir: string, onCompromised: (error: Error) => void): Prom
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error
     }
+    if (isLockStale(dir) && takeOver(dir)) continue
     if (Date.now() >= deadline) {
       throw new MemError(
         'lock_timeout',
@@ -93,5 +91,52 @@ async function acquire(dir: string, onCompromised: (error: Error) => void): Prom
     }
     await sleep(wait + Math.random() * wait)
     wait = Math.min(wait * 2, 50)
+  }
+}
+
+const NEVER_STALE_MS = 365 * 24 * 3600 * 1000
+
+export function takeoverPath(dir: string): string {
+  return `${dir}/.lock-takeover`
+}
+
+/**
+ * Removes a stale lock so that waiters can compete for it again; false when another process is doing it. Only the process holding the
+ * takeover guard may remove it, and it looks again under the guard: a waiter that judged the
+ * lock stale a moment ago can therefore never remove a fresh lock that another waiter just
+ * took. The guard is held for two system calls; one left by a process killed in between is
+ * itself removed once stale.
+ */
+function takeOver(dir: string): boolean {
+  const guard = takeoverPath(dir)
+  try {
+    fs.mkdirSync(guard, {mode: DIR_MODE})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    if (isStale(guard)) removeDir(guard)
+    return false
+  }
+  try {
+    if (isLockStale(dir)) removeDir(lockPath(dir))
+    return true
+  } finally {
+    removeDir(guard)
+  }
+}
+
+function isStale(path: string): boolean {
+  try {
+    return fs.statSync(path).mtimeMs < Date.now() - staleLockMs()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw error
+  }
+}
+
+function removeDir(path: string): void {
+  try {
+    fs.rmdirSync(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
 }
