@@ -47,7 +47,7 @@ export function agentDir(home: string, agentId: string): string {
 export function inside(root: string, name: string): string {
   const full = join(root, name)
   const rel = relative(root, full)
-  if (rel === '' || rel === '.' || rel.startsWith('..') || isAbsolute(rel) || rel !== name || name.includes('\0')) {
+  if (rel === '' || rel === '.' || rel.startsWith('..') || isAbsolute(rel) || rel !== name || /[/\\\0]/.test(name)) {
     throw new MemError('invalid_input', `refusing a file name outside ${root}: ${JSON.stringify(name)}`)
   }
   return full
