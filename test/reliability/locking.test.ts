@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict'
+import {mkdirSync, utimesSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {connectMcp} from '../helpers/mcp.js'
+import {mem, memAsync, tempHome} from '../helpers/mem.js'
+import {withLock} from '../../src/store/lock.js'
+import {agentDir} from '../../src/store/paths.js'
+import {snapshot} from './files.js'
+
+/** Holds alice's lock from this process (the store's own lock code) until the returned function is called. */
+async function holdLock(home: string): Promise<() => Promise<void>> {
+  let release!: () => void
+  let held!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  const acquired = new Promise<void>((r) => (held = r))
+  const done = withLock(agentDir(home, 'alice'), async () => {
+    held()
+    await gate
+  })
+  await acquired
+  return async () => {
+    release()
+    await done
+  }
+}
+
+describe('locking: bounded waits and stale locks (real processes)', function () {
+  this.timeout(120_000)
+  let home: ReturnType<typeof tempHome>
+  beforeEach(() => {
+    home = tempHome()
+    assert.equal(mem(home.home, ['add', 'first', '-a', 'alice']).code, 0)
+  })
+  afterEach(() => home.cleanup())
+
+  it('a lock held by a live process makes the CLI give up after MEM_LOCK_TIMEOUT_MS with a clear error, changing nothing', async () => {
+    const release = await holdLock(home.home)
+    try {
+      const before = snapshot(home.home)
+      const r = await memAsync(home.home, ['add', 'second', '-a', 'alice', '--json'], {env: {MEM_LOCK_TIMEOUT_MS: '1500'}})
+      assert.equal(r.code, 1)
+      assert.match(r.stderr, /could not lock .*alice within 1500 ms: another mem process is writing to it\. Nothing was changed/)
+      assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'lock_timeout')
+      assert.deepEqual(snapshot(home.home), before)
+    } finally {
+      await release()
+    }
+    assert.equal(mem(home.home, ['add', 'second', '-a', 'alice']).code, 0, 'once released, writing works again')
+  })
+
+  it('the MCP server reports a lock timeout as a tool error and keeps serving', async () => {
+    const mcp = await connectMcp(home.home, {args: ['--agent', 'alice'], env: {MEM_LOCK_TIMEOUT_MS: '1000'}})
+    try {
+      const release = await holdLock(home.home)
+      try {
+        const r = await mcp.call('memory_add', {content: 'blocked'})
+        assert.equal(r.isError, true)
+        assert.match((r.content[0] as {text: string}).text, /could not lock/)
+        assert.equal((await mcp.call('memory_search', {query: 'first'})).isError, undefined, 'reads need no lock')
+      } finally {
+        await release()
+      }
+      assert.equal((await mcp.call('memory_add', {content: 'unblocked'})).isError, undefined)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it('a lock left by a holder that died is taken over, and so is a takeover guard left by one', () => {
+    const dir = agentDir(home.home, 'alice')
+    const old = new Date(Date.now() - 60_000)
+    for (const name of ['.lock', '.lock-takeover']) {
+      mkdirSync(join(dir, name))
+      utimesSync(join(dir, name), old, old)
+    }
+    const r = mem(home.home, ['add', 'after a crash', '-a', 'alice'], {env: {MEM_LOCK_TIMEOUT_MS: '30000'}})
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(mem(home.home, ['doctor']).code, 0, 'nothing is left behind')
+  })
+
+  it('doctor reports a stale lock and --fix removes it', () => {
+    const dir = agentDir(home.home, 'alice')
+    mkdirSync(join(dir, '.lock'))
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(join(dir, '.lock'), old, old)
+    const report = mem(home.home, ['doctor', '--json'])
+    assert.equal(report.code, 1)
+    assert.deepEqual((JSON.parse(report.stdout) as {problems: {kind: string}[]}).problems.map((p) => p.kind), ['stale_lock'])
+    const fixed = mem(home.home, ['doctor', '--fix', '--json'])
+    assert.equal(fixed.code, 0, fixed.stdout)
+    assert.deepEqual((JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed]), [['stale_lock', true]])
+    assert.equal(mem(home.home, ['doctor']).code, 0)
+  })
+})
