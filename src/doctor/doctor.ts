@@ -36,8 +36,9 @@ async function repairAgent(folder: AgentFolder, before: Finding[]): Promise<Prob
   try {
     return await withLock(folder.dir, () => {
       const under = inspectAgent(folder, {locked: true}).findings.map(applyRepair)
-      // Holding the lock means a stale one was taken over; it is removed on release.
-      const staleLocks = before.filter((f) => f.kind === 'stale_lock').map((f) => ({...f, fixed: true}))
+      // Holding the lock means a stale lock (and any stale takeover guard) was taken over; the lock goes on release.
+      const seen = new Set(under.map((f) => f.path))
+      const staleLocks = before.filter((f) => f.kind === 'stale_lock' && !seen.has(f.path)).map((f) => ({...f, fixed: true}))
       return [...staleLocks, ...under]
     })
   } catch (error) {

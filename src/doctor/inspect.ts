@@ -1,10 +1,10 @@
-import {chmodSync, readdirSync, statSync, type Dirent} from 'node:fs'
+import {chmodSync, readdirSync, rmdirSync, statSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 
 import {asMemError} from '../errors.js'
 import {backupPath, DIR_MODE, DurableJsonFile, FILE_MODE, isTempFile} from '../store/durable-file.js'
 import {decodeFile, type Kind} from '../store/format.js'
-import {isLockStale, lockPath} from '../store/lock.js'
+import {isLockStale, isStale, lockPath, takeoverPath} from '../store/lock.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
@@ -57,6 +57,17 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
       problem: 'a lock was left by a mem process that stopped without releasing it; writers take it over after a few seconds',
       fix: 'take over and remove the lock',
       fixed: false,
+    })
+  }
+  if (isStale(takeoverPath(dir))) {
+    findings.push({
+      kind: 'stale_lock',
+      path: takeoverPath(dir),
+      agent,
+      problem: 'a lock takeover guard was left by a mem process that stopped in the middle of taking over a stale lock',
+      fix: 'remove it',
+      fixed: false,
+      repair: () => rmdirSync(takeoverPath(dir)),
     })
   }
   findings.push(...tempFiles(dir, agent, options.locked))

@@ -102,7 +102,9 @@ function parseJson(path: string, text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw corruptFile(path, text.length === 0 ? 'it is empty' : `it is not valid JSON (${(error as Error).message})`)
+    // V8's message quotes part of the text: only the position is kept, so no stored content reaches an error or a log.
+    const at = /position (\d+)/.exec((error as Error).message)?.[1]
+    throw corruptFile(path, text.length === 0 ? 'it is empty' : `it is not valid JSON${at === undefined ? ' (it ends too early or holds bytes that are not JSON)' : ` (error at character ${at})`}`)
   }
 }
 

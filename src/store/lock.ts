@@ -124,7 +124,8 @@ function takeOver(dir: string): boolean {
   }
 }
 
-function isStale(path: string): boolean {
+/** True when `path` exists and was last touched longer ago than the stale time. */
+export function isStale(path: string): boolean {
   try {
     return fs.statSync(path).mtimeMs < Date.now() - staleLockMs()
   } catch (error) {

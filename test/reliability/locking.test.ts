@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {mkdirSync, utimesSync} from 'node:fs'
+import {existsSync, mkdirSync, utimesSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {connectMcp} from '../helpers/mcp.js'
@@ -79,17 +79,23 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
     assert.equal(mem(home.home, ['doctor']).code, 0, 'nothing is left behind')
   })
 
-  it('doctor reports a stale lock and --fix removes it', () => {
-    const dir = agentDir(home.home, 'alice')
-    mkdirSync(join(dir, '.lock'))
-    const old = new Date(Date.now() - 60_000)
-    utimesSync(join(dir, '.lock'), old, old)
-    const report = mem(home.home, ['doctor', '--json'])
-    assert.equal(report.code, 1)
-    assert.deepEqual((JSON.parse(report.stdout) as {problems: {kind: string}[]}).problems.map((p) => p.kind), ['stale_lock'])
-    const fixed = mem(home.home, ['doctor', '--fix', '--json'])
-    assert.equal(fixed.code, 0, fixed.stdout)
-    assert.deepEqual((JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed]), [['stale_lock', true]])
-    assert.equal(mem(home.home, ['doctor']).code, 0)
-  })
+  for (const names of [['.lock'], ['.lock-takeover'], ['.lock', '.lock-takeover']]) {
+    it(`doctor reports a stale ${names.join(' and ')} and --fix removes it`, () => {
+      const dir = agentDir(home.home, 'alice')
+      const old = new Date(Date.now() - 60_000)
+      for (const name of names) {
+        mkdirSync(join(dir, name), {mode: 0o700})
+        utimesSync(join(dir, name), old, old)
+      }
+      const report = mem(home.home, ['doctor', '--json'])
+      assert.equal(report.code, 1)
+      const kinds = (JSON.parse(report.stdout) as {problems: {kind: string; path: string}[]}).problems.map((p) => [p.kind, p.path])
+      assert.deepEqual(kinds, names.map((n) => ['stale_lock', join(dir, n)]))
+      const fixed = mem(home.home, ['doctor', '--fix', '--json'])
+      assert.equal(fixed.code, 0, fixed.stdout)
+      assert.deepEqual((JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed]), names.map(() => ['stale_lock', true]))
+      assert.equal(existsSync(join(dir, '.lock')) || existsSync(join(dir, '.lock-takeover')), false)
+      assert.equal(mem(home.home, ['doctor']).code, 0)
+    })
+  }
 })
