@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, memAsync, tempHome} from '../helpers/mem.js'
@@ -8,7 +8,7 @@ import {FileStore} from '../../src/store/file-store.js'
 import {sha256, snapshot} from './files.js'
 
 /** Ways a data file can be damaged or foreign, each applied to alice's first facts segment. */
-const damages: {name: string; kind: 'corrupt_file' | 'unsupported_version'; mention: RegExp; damage: (file: string, home: string) => void}[] = [
+const damages: {name: string; kind: 'corrupt_file' | 'unsupported_version'; mention: RegExp; file?: string; damage: (file: string, home: string) => void}[] = [
   {name: 'truncated', kind: 'corrupt_file', mention: /not valid JSON/, damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 40))},
   {name: 'empty', kind: 'corrupt_file', mention: /empty/, damage: (f) => writeFileSync(f, '')},
   {name: 'binary garbage', kind: 'corrupt_file', mention: /not valid JSON/, damage: (f) => writeFileSync(f, Buffer.from([0xff, 0x00, 0x9c, 0x7b, 0x22, 0x01, 0xfe, 0x80, 0x0a]))},
@@ -22,6 +22,13 @@ const damages: {name: string; kind: 'corrupt_file' | 'unsupported_version'; ment
   },
   {name: 'checkpoints where facts belong', kind: 'corrupt_file', mention: /"mem.checkpoints" data where "mem.facts"/, damage: (f, home) => copyFileSync(join(home, 'agents/alice/checkpoints/000001.json'), f)},
   {name: "another agent's file", kind: 'corrupt_file', mention: /belongs to agent "bob"/, damage: (f, home) => copyFileSync(join(home, 'agents/bob/facts/000001.json'), f)},
+  {
+    name: 'a truncated checkpoints file',
+    kind: 'corrupt_file',
+    mention: /not valid JSON/,
+    file: 'agents/alice/checkpoints/000001.json',
+    damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 60)),
+  },
   {
     name: 'a newer format version',
     kind: 'unsupported_version',
@@ -45,7 +52,7 @@ function operations(factId: string): string[][] {
 describe('corrupt and foreign data files (built mem, real files)', function () {
   this.timeout(120_000)
 
-  for (const {name, kind, mention, damage} of damages) {
+  for (const {name, kind, mention, file: damaged = 'agents/alice/facts/000001.json', damage} of damages) {
     it(`${name}: every operation fails naming the file, nothing changes, doctor reports it and --fix restores the backup where one exists`, async () => {
       const {home, cleanup} = tempHome()
       try {
@@ -54,8 +61,9 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
         const first = await store.addFact('alice', {content: 'deploys go out on Tuesdays', tags: []})
         await store.addFact('alice', {content: 'the staging database is read-only', tags: []})
         await store.saveCheckpoint('alice', {state: {step: 1}})
+        await store.saveCheckpoint('alice', {state: {step: 2}})
         await store.addFact('bob', {content: 'bob likes tea', tags: []})
-        const file = join(home, 'agents/alice/facts/000001.json')
+        const file = join(home, damaged)
         const good = readFileSync(join(`${file}.bak`))
         damage(file, home)
         const before = snapshot(home)
@@ -86,9 +94,9 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
         }
         assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr)
         assert.deepEqual(readFileSync(file), good, 'the last good copy is back')
-        const aside = readdirSync(join(home, 'agents/alice/facts')).filter((n) => n.startsWith('000001.json.corrupt-'))
+        const aside = readdirSync(dirname(file)).filter((n) => n.startsWith('000001.json.corrupt-'))
         assert.equal(aside.length, 1, 'the corrupt file is kept aside')
-        assert.equal(sha256(readFileSync(join(home, 'agents/alice/facts', aside[0]!))), before['agents/alice/facts/000001.json'])
+        assert.equal(sha256(readFileSync(join(dirname(file), aside[0]!))), before[damaged])
         assert.equal(mem(home, ['search', 'deploys', '-a', 'alice']).code, 0)
         assert.equal(mem(home, ['doctor']).code, 0)
       } finally {

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
+import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {connectMcp} from '../helpers/mcp.js'
 import {BIN, childEnv, tempHome} from '../helpers/mem.js'
-import {modes} from './files.js'
+import {withLock} from '../../src/store/lock.js'
+import {modeOf, modes} from './files.js'
 
 /** Runs `fn` (which starts child processes) under umask 000, as a permissive MCP client might. */
 async function underUmask<T>(mask: number, fn: () => Promise<T>): Promise<T> {
@@ -42,6 +44,19 @@ describe('private by default: folders 0700, files 0600, even under umask 000', f
       }
       assertPrivate(memHome)
     } finally {
+      cleanup()
+    }
+  })
+
+  it('the lock folder is private too', async () => {
+    const {home, cleanup} = tempHome()
+    const previous = process.umask(0)
+    try {
+      const dir = join(home, 'agents', 'alice')
+      mkdirSync(dir, {recursive: true, mode: 0o700})
+      await withLock(dir, () => assert.equal(modeOf(join(dir, '.lock')), 0o700))
+    } finally {
+      process.umask(previous)
       cleanup()
     }
   })
