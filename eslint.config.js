@@ -13,6 +13,11 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.cjs'],
+    languageOptions: {sourceType: 'commonjs', globals: {require: 'readonly', module: 'writable'}},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
+  {
     files: ['bin/**/*.js', 'eslint.config.js'],
     languageOptions: {globals: {process: 'readonly', console: 'readonly'}},
   },

@@ -27,9 +27,7 @@ export function parseJsonText(text: string, what: string): unknown {
   }
 }
 
-/** Positional words joined into one text; a word that looks like a flag was a typo, not text. */
-export function joinWords(words: string[], what: string): string | undefined {
-  const flagLike = words.find((w) => /^--?[A-Za-z]/.test(w))
-  if (flagLike) throw new MemError('invalid_input', `unknown flag ${flagLike}; to use it as ${what}, quote the whole ${what}`)
+/** Positional words joined into one text, so quoting a query or a fact is optional. */
+export function joinWords(words: string[]): string | undefined {
   return words.length > 0 ? words.join(' ') : undefined
 }

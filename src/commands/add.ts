@@ -19,7 +19,7 @@ export default class Add extends MemCommand {
 
   async run(): Promise<unknown> {
     const {argv, flags} = await this.parse(Add)
-    const content = joinWords(argv as string[], 'content') ?? (await readStdin())?.trim() ?? ''
+    const content = joinWords(argv as string[]) ?? (await readStdin())?.trim() ?? ''
     return this.runOp(memoryAdd, {agent_id: flags.agent, content, tags: flags.tag}, flags.agent)
   }
 }

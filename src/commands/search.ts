@@ -22,7 +22,7 @@ export default class Search extends MemCommand {
 
   async run(): Promise<unknown> {
     const {argv, flags} = await this.parse(Search)
-    const query = joinWords(argv as string[], 'query') ?? ''
+    const query = joinWords(argv as string[]) ?? ''
     return this.runOp(memorySearch, {agent_id: flags.agent, query, limit: flags.limit, tags: flags.tag}, flags.agent)
   }
 }

@@ -11,7 +11,7 @@ import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {CheckpointRecord, FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import type {NewCheckpoint, NewFact, ScoredFact, Store} from './store.js'
+import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, Store} from './store.js'
 
 const FACT_SEGMENT = {kind: 'mem.facts', folder: 'facts', record: FactRecord, maxRecords: 1000, maxBytes: 512 * 1024} as const
 const CHECKPOINT_SEGMENT = {kind: 'mem.checkpoints', folder: 'checkpoints', record: CheckpointRecord, maxRecords: 100, maxBytes: 4 * 1024 * 1024} as const
@@ -241,6 +241,23 @@ export class FileStore implements Store {
     }
     return fact
   }
+
+  async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
+    return this.write(agent, (_tx, a) => {
+      const knownCheckpoints = new Set([...a.checkpoints.records()].map((c) => c.id))
+      const facts = newById(batch.facts, (id) => a.byId.has(id))
+      const checkpoints = newById(batch.checkpoints, (id) => knownCheckpoints.has(id))
+      // New facts are written before old ones are marked, as in supersede: a crash in between leaves both live.
+      const written = [...appendPacked(a.facts, facts, (change) => a.follow([change])), ...appendPacked(a.checkpoints, checkpoints)]
+      const marked = markLive(a, batch.marks ?? [], written)
+      if (written.length > 0) {
+        const stamped = bumpRevision(a.dir, readRevision(a.dir), written.map((w) => w.cache.key(w.segment.name)))
+        // In write order, so a segment written twice ends up remembered as last written.
+        for (const w of written) w.cache.remember(w.segment, stamped)
+      }
+      return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
+    })
+  }
 }
 
 /**
@@ -262,4 +279,74 @@ function upgradeOutdated(a: AgentFiles): void {
 
 function now(): string {
   return new Date().toISOString()
+}
+
+/** Records whose id is neither known nor seen earlier in the same batch. */
+function newById<T extends {id: string}>(records: T[], known: (id: string) => boolean): T[] {
+  const seen = new Set<string>()
+  return records.filter((r) => {
+    if (known(r.id) || seen.has(r.id)) return false
+    seen.add(r.id)
+    return true
+  })
+}
+
+/**
+ * Appends many records with one write per segment file instead of one per record, which
+ * keeps a large import linear. Called under the agent's lock; the caller stamps the revision.
+ */
+function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (change: Change<T>) => void): {cache: CachedSegments<never>; segment: Segment<never>}[] {
+  const written: {cache: CachedSegments<never>; segment: Segment<never>}[] = []
+  const last = cache.last()
+  let open: Segment<T> | undefined = last && {name: last.name, records: [...last.records], bytes: last.bytes}
+  let before: T[] = last?.records ?? []
+  let dirty = false
+  const flush = (): void => {
+    if (!open || !dirty) return
+    const segment = cache.files.write(open.name, open.records)
+    cache.remember(segment, UNSTAMPED)
+    onChange?.({name: open.name, before, after: open.records})
+    written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
+  }
+  for (const record of records) {
+    const bytes = JSON.stringify(record).length
+    const name = cache.files.nameForAppend(open, bytes)
+    if (!open || name !== open.name) {
+      flush()
+      open = {name, records: [], bytes: 0}
+      before = []
+    }
+    open.records.push(record)
+    open.bytes += bytes
+    dirty = true
+  }
+  flush()
+  return written
+}
+
+/** Until the revision is stamped, a segment this process wrote is cached under no revision. */
+const UNSTAMPED: Revision = {epoch: '', segments: {}}
+
+/** Applies marks to facts that are still live, rewriting each touched segment once. */
+function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, written: {cache: CachedSegments<never>; segment: Segment<never>}[]): string[] {
+  const bySegment = new Map<string, Map<string, Partial<FactRecord>>>()
+  for (const {id, patch} of marks) {
+    const entry = a.byId.get(id)
+    if (!entry || !isLive(entry.fact)) continue
+    const patches = bySegment.get(entry.segment) ?? new Map<string, Partial<FactRecord>>()
+    patches.set(id, patch)
+    bySegment.set(entry.segment, patches)
+  }
+  const marked: string[] = []
+  for (const [name, patches] of bySegment) {
+    const seg = a.facts.get(name)
+    if (!seg) throw new MemError('internal', `segment ${name} is indexed but not cached`)
+    const records = seg.records.map((f) => (patches.has(f.id) ? {...f, ...patches.get(f.id)} : f))
+    const segment = a.facts.files.write(name, records)
+    a.facts.remember(segment, UNSTAMPED)
+    a.follow([{name, before: seg.records, after: records}])
+    written.push({cache: a.facts as unknown as CachedSegments<never>, segment: segment as Segment<never>})
+    marked.push(...patches.keys())
+  }
+  return marked
 }

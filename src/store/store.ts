@@ -35,4 +35,23 @@ export interface Store {
   getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord>
   listCheckpoints(agent: string): Promise<CheckpointRecord[]>
   listAgents(): Promise<string[]>
+  /**
+   * Adds records made elsewhere (mem import) as they are: ids, times and history marks kept.
+   * Records whose id the agent already has are left alone, except that `marks` replace or
+   * delete facts that are still live. Returns the ids it added and marked.
+   */
+  importRecords(agent: string, records: ImportBatch): Promise<ImportResult>
+}
+
+export interface ImportBatch {
+  facts: FactRecord[]
+  checkpoints: CheckpointRecord[]
+  /** History made elsewhere for facts already stored: superseded_by/superseded_at, deleted_at, reason. */
+  marks?: {id: string; patch: Partial<FactRecord>}[]
+}
+
+export interface ImportResult {
+  facts: string[]
+  checkpoints: string[]
+  marked: string[]
 }

@@ -1,0 +1,58 @@
+import {Args, Flags} from '@oclif/core'
+
+import {MemCommand} from '../cli/base-command.js'
+import {readStdin, readTextFile} from '../cli/input.js'
+import {MemError, errorJson, exitCodeOf} from '../errors.js'
+import {ImportRejected, importProse, importRecords} from '../transfer/import.js'
+import {progressBar} from '../transfer/progress-bar.js'
+
+export default class Import extends MemCommand {
+  static override summary = 'Add facts and checkpoints from a JSON Lines file.'
+  static override description =
+    'Reads a "mem export" file, or the memory.jsonl of the official MCP memory server (@modelcontextprotocol/server-memory). ' +
+    'Every line is checked before anything is written; if any line is wrong, nothing is imported (exit 2) unless --skip-invalid is given. ' +
+    'Ids and times from the file are kept; records already present are skipped. ' +
+    'Records go to the agent each line names; lines of the memory server name none and go to --agent, else $MEM_AGENT, else "default". ' +
+    'See docs/export-format.md for how entities, observations and relations become facts.'
+  static override examples = [
+    '<%= config.bin %> import backup.jsonl',
+    '<%= config.bin %> import backup.jsonl --dry-run',
+    '<%= config.bin %> import memory.jsonl --agent claude',
+    '<%= config.bin %> export --agent alice | <%= config.bin %> import - --agent bob',
+    '<%= config.bin %> import backup.jsonl --json | jq \'.rejected[] | "line \\(.line): \\(.message)"\'',
+  ]
+  static override args = {
+    file: Args.string({description: 'The file to read, or - for stdin.', required: true}),
+  }
+  static override flags = {
+    agent: Flags.string({char: 'a', description: 'Put every record into this agent (memory-server lines: [default: $MEM_AGENT, else "default"]).', helpValue: 'ID'}),
+    'dry-run': Flags.boolean({description: 'Check and report what would be imported; change nothing.'}),
+    'skip-invalid': Flags.boolean({description: 'Import the valid lines even if some are rejected (they are still reported).'}),
+  }
+
+  async run(): Promise<unknown> {
+    const {args, flags} = await this.parse(Import)
+    const text = args.file === '-' ? await readStdin() : readTextFile(args.file, 'the import')
+    if (text === undefined) throw new MemError('invalid_input', 'no input on stdin: pipe a file into "mem import -" or give a file name')
+    const bar = progressBar(!this.jsonMode)
+    try {
+      const report = await importRecords(this.context(flags.agent), {text, agent_id: flags.agent, dry_run: flags['dry-run'], skip_invalid: flags['skip-invalid']}, bar.onProgress)
+      bar.stop()
+      this.print(this.jsonMode ? JSON.stringify(report) : importProse(report))
+      return report
+    } finally {
+      bar.stop()
+    }
+  }
+
+  /** A rejected import lists every bad line under --json, beside the usual code and message. */
+  override async catch(error: Error & {exitCode?: number}): Promise<never> {
+    if (error instanceof ImportRejected && this.jsonMode) {
+      process.stderr.write(`Error: ${error.message}\n`)
+      const body = errorJson(error)
+      this.print(JSON.stringify({error: {...body.error, rejected: error.report.rejected, skipped: error.report.skipped.length}}))
+      return this.exit(exitCodeOf(error))
+    }
+    return super.catch(error)
+  }
+}

@@ -1,0 +1,77 @@
+import * as v from 'valibot'
+
+import {MemError} from '../errors.js'
+import {AgentId} from '../ops/fields.js'
+import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
+import type {CheckpointRecord, FactRecord} from '../store/store.js'
+import {EXPORT_FORMAT, EXPORT_VERSION, checkpointLine, factLine, headerLine} from './export-format.js'
+import {plural} from './words.js'
+
+export const ExportInput = v.strictObject({
+  agent_id: v.optional(AgentId),
+  /** Every agent in the store instead of one. */
+  all: v.optional(v.boolean(), false),
+})
+export type ExportInput = v.InferInput<typeof ExportInput>
+
+export const ExportSummary = v.object({
+  format: v.literal(EXPORT_FORMAT),
+  version: v.number(),
+  agents: v.array(v.object({agent_id: v.string(), facts: v.number(), checkpoints: v.number()})),
+  facts: v.number(),
+  checkpoints: v.number(),
+  /** Where the lines went, when not stdout. */
+  file: v.optional(v.string()),
+})
+export type ExportSummary = v.InferOutput<typeof ExportSummary>
+
+export interface ExportPlan {
+  summary: ExportSummary
+  /** Header first, then per agent its facts (history included) and its checkpoints, oldest first. */
+  lines(): Generator<string>
+  total: number
+}
+
+/**
+ * `mem export`: reads what is to be written up front (so a progress bar knows the total
+ * and the summary is exact), then hands out the lines one at a time.
+ */
+export async function planExport(ctx: OperationContext, raw: ExportInput, memVersion: string): Promise<ExportPlan> {
+  const input = parseInput(ExportInput, raw)
+  const known = await ctx.store.listAgents()
+  let agents: string[]
+  if (input.all) agents = known
+  else {
+    const agent = resolveAgent(ctx, input.agent_id)
+    if (!known.includes(agent)) {
+      throw new MemError('not_found', `No agent "${agent}" found in this store${known.length > 0 ? `; agents: ${known.join(', ')}` : ' (it is empty)'}. Use --agent ID or --all.`)
+    }
+    agents = [agent]
+  }
+  const data: {agent: string; facts: FactRecord[]; checkpoints: CheckpointRecord[]}[] = []
+  for (const agent of agents) data.push({agent, facts: await ctx.store.listFacts(agent), checkpoints: await ctx.store.listCheckpoints(agent)})
+  const summary: ExportSummary = {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    agents: data.map((d) => ({agent_id: d.agent, facts: d.facts.length, checkpoints: d.checkpoints.length})),
+    facts: data.reduce((n, d) => n + d.facts.length, 0),
+    checkpoints: data.reduce((n, d) => n + d.checkpoints.length, 0),
+  }
+  const exportedAt = new Date().toISOString()
+  return {
+    summary,
+    total: summary.facts + summary.checkpoints,
+    *lines() {
+      yield JSON.stringify(headerLine(memVersion, exportedAt))
+      for (const d of data) {
+        for (const fact of d.facts) yield JSON.stringify(factLine(d.agent, fact))
+        for (const cp of d.checkpoints) yield JSON.stringify(checkpointLine(d.agent, cp))
+      }
+    },
+  }
+}
+
+export function exportProse(summary: ExportSummary): string {
+  const who = summary.agents.length === 1 ? `agent ${summary.agents[0]!.agent_id}` : plural(summary.agents.length, 'agent')
+  return `Exported ${plural(summary.facts, 'fact')} and ${plural(summary.checkpoints, 'checkpoint')} of ${who}${summary.file ? ` to ${summary.file}` : ''}.`
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict'
+
+import {checkpointResume, checkpointSave, memoryAdd, memoryReflect, memorySearch} from '../../src/ops/index.js'
+
+/** The prose is a contract for text-only clients and people: these strings are pinned. */
+describe('prose (golden)', () => {
+  const A = '01JDQ3N7X2C9V5K8M4T6R0B1AZ'
+  const B = '01JDQ3P0A7Z3Y1X9W5V2T8S4RQ'
+  const C = '01JDQ3Q5M1N2P3Q4R5S6T7V8WX'
+  const T = '2026-11-30T09:15:00.000Z'
+
+  it('memory_search: a numbered list with tags and ids', () => {
+    const text = memorySearch.prose({
+      agent_id: 'alice',
+      query: 'package manager',
+      count: 2,
+      facts: [
+        {id: A, content: 'Prefers pnpm as package manager', tags: ['tooling', 'js'], created_at: T, score: 3.2},
+        {id: B, content: 'Uses npm in CI', tags: [], created_at: T, score: 1.1},
+      ],
+    })
+    assert.equal(
+      text,
+      [
+        'Found 2 facts for "package manager" (agent alice):',
+        `1. Prefers pnpm as package manager [tooling, js] (id ${A})`,
+        `2. Uses npm in CI (id ${B})`,
+      ].join('\n'),
+    )
+  })
+
+  it('memory_search: one fact, and none', () => {
+    assert.equal(
+      memorySearch.prose({agent_id: 'a', query: 'q', count: 1, facts: [{id: A, content: 'x', tags: [], created_at: T, score: 1}]}),
+      `Found 1 fact for "q" (agent a):\n1. x (id ${A})`,
+    )
+    assert.equal(memorySearch.prose({agent_id: 'alice', query: 'zebra', count: 0, facts: []}), 'No facts found for "zebra" (agent alice).')
+  })
+
+  it('memory_add and checkpoint_save: one sentence', () => {
+    assert.equal(memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A}), `Stored fact ${A} for agent alice.`)
+    assert.equal(checkpointSave.prose({agent_id: 'alice', checkpoint_id: A, created_at: T}), `Saved checkpoint ${A} for agent alice at ${T}.`)
+  })
+
+  it('checkpoint_resume: a block with the state as indented JSON', () => {
+    const text = checkpointResume.prose({id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice'})
+    assert.equal(
+      text,
+      [`Checkpoint ${A} (agent alice)`, `Saved: ${T}`, 'Label: mid-task', 'Messages: 2', 'State:', '{', '  "step": 3,', '  "todo": [', '    "x"', '  ]', '}'].join('\n'),
+    )
+  })
+
+  it('checkpoint_resume: the absence branch', () => {
+    assert.equal(checkpointResume.prose({agent_id: 'alice', found: false}), 'No checkpoint saved yet for agent alice; starting fresh.')
+  })
+
+  it('memory_reflect: one sentence per action', () => {
+    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', ok: true, fact_id: A}), `Added fact ${A} for agent alice.`)
+    assert.equal(memoryReflect.prose({action: 'delete', agent: 'alice', ok: true, fact_id: A}), `Deleted fact ${A} for agent alice.`)
+    assert.equal(memoryReflect.prose({action: 'update', agent: 'alice', ok: true, fact_id: B, supersedes: [A]}), `Updated fact ${A}: the new version is ${B} (agent alice).`)
+    assert.equal(memoryReflect.prose({action: 'merge', agent: 'alice', ok: true, fact_id: C, supersedes: [A, B]}), `Merged facts ${A}, ${B} into ${C} (agent alice).`)
+  })
+})
