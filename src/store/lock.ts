@@ -8,7 +8,7 @@ import {DIR_MODE} from './durable-file.js'
 
 /** A holder that died leaves its lock behind; after this long without a refresh it is taken over. */
 export const STALE_LOCK_MS = 4000
-/** proper-lockfile's own floor: below it a live holder's refresh could be mistaken for death. */
+/** A live holder refreshes its lock every second: below this its lock could be mistaken for a dead one's. */
 export const MIN_STALE_LOCK_MS = 2000
 const REFRESH_MS = 1000
 const DEFAULT_TIMEOUT_MS = 10_000
