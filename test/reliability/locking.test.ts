@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
 import {existsSync, mkdirSync, utimesSync} from 'node:fs'
 import {join} from 'node:path'
+import {createInterface} from 'node:readline'
 
 import {connectMcp} from '../helpers/mcp.js'
-import {mem, memAsync, tempHome} from '../helpers/mem.js'
+import {childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
 import {withLock} from '../../src/store/lock.js'
 import {agentDir} from '../../src/store/paths.js'
-import {snapshot} from './files.js'
+import {readBack, snapshot} from './files.js'
 
 /** Holds alice's lock from this process (the store's own lock code) until the returned function is called. */
 async function holdLock(home: string): Promise<() => Promise<void>> {
@@ -22,6 +24,31 @@ async function holdLock(home: string): Promise<() => Promise<void>> {
   return async () => {
     release()
     await done
+  }
+}
+
+const RACER = join(import.meta.dirname, 'fixtures', 'racer.mjs')
+const RACERS = 8
+const ROUNDS = 5
+
+/** A process with the store loaded, waiting to add a fact the moment it is told to. */
+async function startRacer(home: string, tag: string): Promise<{child: ChildProcessWithoutNullStreams; add: (text: string) => Promise<string>}> {
+  const child = spawn(process.execPath, [RACER, home, 'alice', tag], {env: childEnv(home)})
+  const lines = createInterface({input: child.stdout})[Symbol.asyncIterator]()
+  const next = async (): Promise<string> => {
+    const line = await lines.next()
+    assert.ok(!line.done, 'the racer stopped')
+    return line.value as string
+  }
+  assert.equal(await next(), 'ready')
+  return {
+    child,
+    add: async (text) => {
+      child.stdin.write(`${text}\n`)
+      const line = await next()
+      assert.match(line, /^fact /)
+      return line.slice(5)
+    },
   }
 }
 
@@ -77,6 +104,25 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
     const r = mem(home.home, ['add', 'after a crash', '-a', 'alice'], {env: {MEM_LOCK_TIMEOUT_MS: '30000'}})
     assert.equal(r.code, 0, r.stderr)
     assert.equal(mem(home.home, ['doctor']).code, 0, 'nothing is left behind')
+  })
+
+  it('many writers meeting one stale lock at the same instant: exactly one takes it at a time, no update is lost', async () => {
+    const racers = await Promise.all(Array.from({length: RACERS}, (_, i) => startRacer(home.home, `racer ${i}`)))
+    const dir = agentDir(home.home, 'alice')
+    const acked: string[] = []
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        mkdirSync(join(dir, '.lock'), {mode: 0o700})
+        const old = new Date(Date.now() - 60_000)
+        utimesSync(join(dir, '.lock'), old, old)
+        acked.push(...(await Promise.all(racers.map((r) => r.add(`round ${round}`)))))
+      }
+    } finally {
+      for (const r of racers) r.child.kill('SIGKILL')
+    }
+    const stored = new Set((await readBack(home.home, 'alice')).facts.map((f) => f.id))
+    assert.equal(acked.length, RACERS * ROUNDS)
+    assert.deepEqual(acked.filter((id) => !stored.has(id)), [])
   })
 
   for (const names of [['.lock'], ['.lock-takeover'], ['.lock', '.lock-takeover']]) {
