@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
-import {existsSync, mkdirSync, utimesSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, utimesSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
@@ -8,7 +8,7 @@ import {connectMcp} from '../helpers/mcp.js'
 import {childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
 import {withLock} from '../../src/store/lock.js'
 import {agentDir} from '../../src/store/paths.js'
-import {readBack, snapshot} from './files.js'
+import {modeOf, readBack, snapshot} from './files.js'
 
 /** Holds alice's lock from this process (the store's own lock code) until the returned function is called. */
 async function holdLock(home: string): Promise<() => Promise<void>> {
@@ -74,6 +74,22 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
       await release()
     }
     assert.equal(mem(home.home, ['add', 'second', '-a', 'alice']).code, 0, 'once released, writing works again')
+  })
+
+  it('doctor --fix on a folder whose lock stays held reports it busy and changes nothing', async () => {
+    chmodSync(agentDir(home.home, 'alice'), 0o755)
+    const release = await holdLock(home.home)
+    try {
+      const before = snapshot(home.home)
+      const r = await memAsync(home.home, ['doctor', '--fix', '--json'], {env: {MEM_LOCK_TIMEOUT_MS: '500'}})
+      assert.equal(r.code, 1)
+      const problems = (JSON.parse(r.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed])
+      assert.deepEqual(problems, [['permissions', false], ['busy', false]])
+      assert.deepEqual(snapshot(home.home), before)
+      assert.equal(modeOf(agentDir(home.home, 'alice')), 0o755)
+    } finally {
+      await release()
+    }
   })
 
   it('the MCP server reports a lock timeout as a tool error and keeps serving', async () => {
