@@ -38,7 +38,12 @@ export function agentFolders(home: string): AgentFolder[] {
 
 /** Where mem keeps data above the agent folders: private folders too. */
 export function inspectHome(home: string): Finding[] {
-  return [home, agentsRoot(home)].flatMap((path) => modeProblem(path, DIR_MODE, undefined))
+  // MEM_HOME may name a folder mem did not make (even a shared one): its mode is reported, never changed.
+  const homeFindings = modeProblem(home, DIR_MODE, undefined).map(({repair: _repair, ...f}) => ({
+    ...f,
+    fix: `if the folder holds nothing but mem's data, run: chmod 700 ${JSON.stringify(home)}`,
+  }))
+  return [...homeFindings, ...modeProblem(agentsRoot(home), DIR_MODE, undefined)]
 }
 
 /**

@@ -6,6 +6,7 @@ import * as v from 'valibot'
 
 import {DoctorReport} from '../../src/doctor/report.js'
 import {mem, tempHome} from '../helpers/mem.js'
+import {modeOf} from './files.js'
 
 function report(home: string, args: string[] = []): {code: number; report: DoctorReport} {
   const r = mem(home, ['doctor', '--json', ...args])
@@ -36,6 +37,15 @@ describe('mem doctor (built binary)', function () {
     assert.equal(r.code, 0)
     assert.deepEqual(r.report.checked, {agents: 0, files: 0})
     assert.equal(existsSync(missing), false)
+  })
+
+  it('the home folder itself is only reported: it may not be mem\'s alone', () => {
+    chmodSync(home.home, 0o755)
+    const r = report(home.home, ['--fix'])
+    assert.equal(r.code, 1)
+    assert.deepEqual(r.report.problems.map((p) => [p.kind, p.path, p.fixed]), [['permissions', home.home, false]])
+    assert.match(r.report.problems[0]!.fix, /chmod 700/)
+    assert.equal(modeOf(home.home), 0o755)
   })
 
   it('leftover temp files and loose permissions: reported (exit 1), then fixed by --fix (exit 0)', () => {
