@@ -20,6 +20,8 @@ export interface Change<T> {
 export class CachedSegments<T> {
   private readonly segments = new Map<string, Segment<T> & {key: string}>()
   private listed: string[] = []
+  /** Identities of segment files this process decoded whole and found sound. */
+  private readonly checked = new Map<string, string>()
 
   constructor(readonly files: SegmentedFiles<T>) {}
 
@@ -49,10 +51,12 @@ export class CachedSegments<T> {
   }
 
   private ensure(revision: Revision | undefined, name: string, changes: Change<T>[], onMigrated?: (name: string, records: T[]) => void): void {
+    const identity = this.files.fingerprint(name)
     const key = this.currentKey(revision, name)
     const cached = this.segments.get(name)
     if (key !== undefined && cached?.key === key) return
     const read = this.files.read(name)
+    if (identity !== undefined) this.checked.set(name, identity)
     if (read.migrated && onMigrated) onMigrated(name, read.records)
     // Keyed by what was seen before reading: if the file moved in between, the next refresh reads it again.
     this.segments.set(name, {name, records: read.records, bytes: read.bytes, key: key ?? ''})
@@ -72,6 +76,35 @@ export class CachedSegments<T> {
     const last = this.scan(changes).at(-1)
     if (last !== undefined) this.ensure(revision, last, changes, onMigrated)
     return changes
+  }
+
+  /**
+   * Makes sure every segment the operation did not read is still sound, so that a damaged
+   * file fails every operation on the agent, not only those that happen to read it. A file
+   * whose identity the revision stamp (or this process) vouches for is trusted as is; any
+   * other is decoded. Held segments that moved are re-read; returns what changed.
+   */
+  verifyRest(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
+    const changes: Change<T>[] = []
+    for (const name of this.scan(changes)) {
+      if (this.segments.has(name)) {
+        this.ensure(revision, name, changes, onMigrated)
+        continue
+      }
+      const identity = this.files.fingerprint(name)
+      if (identity === undefined || revision?.files?.[this.key(name)] === identity || this.checked.get(name) === identity) continue
+      const read = this.files.read(name)
+      if (read.migrated && onMigrated) onMigrated(name, read.records)
+      this.checked.set(name, identity)
+    }
+    return changes
+  }
+
+  /** Segment files found sound by decoding, for the revision stamp to vouch for them next. */
+  checkedIdentities(): Record<string, string> {
+    const out: Record<string, string> = {}
+    for (const [name, identity] of this.checked) out[this.key(name)] = identity
+    return out
   }
 
   /** True when every listed segment is held (after {@link refresh}, not after {@link refreshLast}). */

@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
 import type {SyncAdapter} from 'lowdb'
@@ -31,22 +31,80 @@ export class DurableJsonFile implements SyncAdapter<unknown> {
   ) {}
 
   read(): unknown {
-    let text: string
-    try {
-      text = readFileSync(this.path, 'utf8')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-      throw error
-    }
-    try {
-      return JSON.parse(text)
-    } catch (error) {
-      throw corruptFile(this.path, `it is not valid JSON (${(error as Error).message})`)
-    }
+    const text = readWithIdentity(this.path)
+    if (text === undefined) return null
+    return parseJson(this.path, text)
   }
 
+  /**
+   * Replaces the file, but only if it is still the version this process last read or wrote
+   * (or still absent): replacing anything else could drop a change this process never saw, or
+   * write over a file damaged since. A file that no longer parses is reported as corrupt.
+   * The caller holds the agent's lock; this is the second line of defence behind it.
+   */
   write(data: unknown): void {
+    if (!isCurrent(this.path)) {
+      const text = readFileSync(this.path, 'utf8')
+      parseJson(this.path, text)
+      throw new MemError(
+        'io_error',
+        `${this.path} was changed by another process while this one was writing, so this change was not saved. Try again.`,
+      )
+    }
     writeFileDurably(this.path, `${JSON.stringify(data)}\n`, this.options)
+    seen.set(this.path, identityOf(this.path))
+  }
+}
+
+/** The identity of each file as this process last read or wrote it (every replace makes a new inode). */
+const seen = new Map<string, string | undefined>()
+
+/** True when `path` is absent or exactly as this process last read or wrote it. */
+export function isCurrent(path: string): boolean {
+  const now = identityOf(path)
+  return now === undefined || now === seen.get(path)
+}
+
+function identityOf(path: string): string | undefined {
+  try {
+    return identityText(statSync(path, {bigint: true}))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+}
+
+function identityText(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`
+}
+
+/** Reads a file and remembers the identity of the very bytes read; undefined when it does not exist. */
+function readWithIdentity(path: string): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      seen.delete(path)
+      return undefined
+    }
+    throw error
+  }
+  try {
+    seen.set(path, identityText(fstatSync(fd, {bigint: true})))
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function parseJson(path: string, text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    // V8's message quotes part of the text: only the position is kept, so no stored content reaches an error or a log.
+    const at = /position (\d+)/.exec((error as Error).message)?.[1]
+    throw corruptFile(path, text.length === 0 ? 'it is empty' : `it is not valid JSON${at === undefined ? ' (it ends too early or holds bytes that are not JSON)' : ` (error at character ${at})`}`)
   }
 }
 
@@ -57,7 +115,7 @@ export function corruptFile(path: string, problem: string): MemError {
   )
 }
 
-export function writeFileDurably(path: string, text: string, options = {durable: true, backup: true}): void {
+export function writeFileDurably(path: string, text: string | Buffer, options = {durable: true, backup: true}): void {
   const dir = dirname(path)
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const fd = openSync(tmp, 'wx', FILE_MODE)
@@ -77,8 +135,8 @@ export function writeFileDurably(path: string, text: string, options = {durable:
   if (options.durable) fsyncDir(dir)
 }
 
-function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text, 'utf8')
+function writeAll(fd: number, text: string | Buffer): void {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text
   let offset = 0
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset)
 }
@@ -91,6 +149,12 @@ function keepBackup(path: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
+}
+
+/** Keeps a durable private copy of `path` at `copy`, unless a copy is already there. */
+export function keepCopy(path: string, copy: string): void {
+  if (existsSync(copy)) return
+  writeFileDurably(copy, readFileSync(path), {durable: true, backup: false})
 }
 
 export function fsyncDir(dir: string): void {

@@ -4,7 +4,8 @@ import {MemError} from '../errors.js'
 import type {FactIndex} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
-import {DIR_MODE} from './durable-file.js'
+import {DIR_MODE, isCurrent, keepCopy} from './durable-file.js'
+import {preMigrationPath} from './format.js'
 import {newId} from './ids.js'
 import {withLock} from './lock.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
@@ -46,8 +47,11 @@ class AgentFiles {
     this.checkpoints = new CachedSegments(new SegmentedFiles(dir, CHECKPOINT_SEGMENT))
   }
 
-  refresh(revision: Revision | undefined, needs: Needs, onMigrated?: (collection: Collection, name: string) => void): void {
-    const migrated = (collection: Collection) => onMigrated && ((name: string) => onMigrated(collection, name))
+  /** Segments read in an older format, by any path; the next locked write upgrades them on disk. */
+  readonly outdated = new Set<string>()
+
+  refresh(revision: Revision | undefined, needs: Needs): void {
+    const migrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
     if (needs.facts) {
       const how = needs.facts === 'all' ? 'refresh' : 'refreshLast'
       this.follow(this.facts[how](revision, migrated('facts')))
@@ -56,6 +60,21 @@ class AgentFiles {
       const how = needs.checkpoints === 'all' ? 'refresh' : 'refreshLast'
       this.checkpoints[how](revision, migrated('checkpoints'))
     }
+    if (needs.facts !== 'all') this.follow(this.facts.verifyRest(revision, migrated('facts')))
+    if (needs.checkpoints !== 'all') this.checkpoints.verifyRest(revision, migrated('checkpoints'))
+  }
+
+  /** Files this process decoded and found sound, for the revision stamp. */
+  checked(): Record<string, string> {
+    return {...this.facts.checkedIdentities(), ...this.checkpoints.checkedIdentities()}
+  }
+
+  /** True when every cached segment is still the file on disk. */
+  matchesDisk(): boolean {
+    for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[]) {
+      for (const seg of cache.all()) if (!isCurrent(cache.files.path(seg.name))) return false
+    }
+    return true
   }
 
   /** Facts never change content under the same id, so only liveness moves the index. */
@@ -126,7 +145,7 @@ class Transaction {
 
   commit(revision: Revision | undefined): void {
     if (this.written.length === 0) return
-    const stamped = bumpRevision(this.agent.dir, revision, [...new Set(this.written.map((w) => w.cache.key(w.segment.name)))])
+    const stamped = bumpRevision(this.agent.dir, revision, [...new Set(this.written.map((w) => w.cache.key(w.segment.name)))], this.agent.checked())
     for (const w of this.written) w.cache.remember(w.segment, stamped)
   }
 
@@ -210,9 +229,11 @@ export class FileStore implements Store {
   }
 
   async getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord> {
-    const a = this.read(agent, {checkpoints: id === undefined ? 'last' : 'all'})
+    // All segments: an import may append a checkpoint older than those already saved.
+    const a = this.read(agent, {checkpoints: 'all'})
     if (id === undefined) {
-      const latest = a.checkpoints.last()?.records.at(-1)
+      let latest: CheckpointRecord | undefined
+      for (const cp of a.checkpoints.records()) if (!latest || newerThan(cp, latest)) latest = cp
       if (!latest) throw new MemError('no_checkpoint', `No checkpoint found for agent "${agent}".`)
       return latest
     }
@@ -228,7 +249,7 @@ export class FileStore implements Store {
     try {
       return readdirSync(agentsRoot(this.home), {withFileTypes: true})
         .filter((e) => e.isDirectory())
-        .map((e) => decodeAgentDir(e.name))
+        .flatMap((e) => decodeAgentDir(e.name) ?? [])
         .sort()
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
@@ -269,12 +290,20 @@ export class FileStore implements Store {
   }
 
   private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
-    const a = this.agent(agent)
-    mkdirSync(a.dir, {recursive: true, mode: DIR_MODE})
-    return withLock(a.dir, () => {
-      const revision = readRevision(a.dir)
+    const dir = this.agent(agent).dir
+    mkdirSync(dir, {recursive: true, mode: DIR_MODE})
+    return withLock(dir, () => {
+      const revision = readRevision(dir)
+      let a = this.agent(agent)
+      a.refresh(revision, needs)
+      // A writer that died before stamping the revision leaves files the cache cannot know of: read afresh.
+      if (!a.matchesDisk()) {
+        this.agents.delete(agent)
+        a = this.agent(agent)
+        a.refresh(revision, needs)
+      }
       const tx = new Transaction(a)
-      a.refresh(revision, needs, (collection, name) => rewriteMigrated(a, collection, name))
+      upgradeOutdated(a)
       const result = change(tx, a)
       tx.commit(revision)
       return result
@@ -305,7 +334,7 @@ export class FileStore implements Store {
       const written = [...appendPacked(a.facts, facts, (change) => a.follow([change])), ...appendPacked(a.checkpoints, checkpoints)]
       const marked = markLive(a, batch.marks ?? [], written)
       if (written.length > 0) {
-        const stamped = bumpRevision(a.dir, readRevision(a.dir), written.map((w) => w.cache.key(w.segment.name)))
+        const stamped = bumpRevision(a.dir, readRevision(a.dir), written.map((w) => w.cache.key(w.segment.name)), a.checked())
         // In write order, so a segment written twice ends up remembered as last written.
         for (const w of written) w.cache.remember(w.segment, stamped)
       }
@@ -314,11 +343,26 @@ export class FileStore implements Store {
   }
 }
 
-/** An older file format is upgraded on the first write that holds the lock; the old bytes stay as `.bak`. */
-function rewriteMigrated(a: AgentFiles, collection: Collection, name: string): void {
-  const cache = collection === 'facts' ? a.facts : a.checkpoints
-  const seg = cache.files.read(name)
-  ;(cache.files as SegmentedFiles<unknown>).write(name, seg.records)
+/**
+ * An older file format is upgraded on the first write that holds the lock. The old bytes are
+ * kept for good as `<file>.v<version>.bak`, so an upgrade can always be undone by hand.
+ */
+function upgradeOutdated(a: AgentFiles): void {
+  for (const key of a.outdated) {
+    const [collection, name] = key.split('/') as [Collection, string]
+    const files = (collection === 'facts' ? a.facts : a.checkpoints).files as SegmentedFiles<unknown>
+    const seg = files.read(name)
+    if (seg.migrated && seg.version !== undefined) {
+      keepCopy(files.path(name), preMigrationPath(files.path(name), seg.version))
+      files.write(name, seg.records)
+    }
+    a.outdated.delete(key)
+  }
+}
+
+/** Later creation time wins; ids (time-sortable) break ties. */
+function newerThan(a: CheckpointRecord, b: CheckpointRecord): boolean {
+  return a.created_at === b.created_at ? a.id > b.id : a.created_at > b.created_at
 }
 
 function now(): string {

@@ -62,23 +62,23 @@ export class SegmentedFiles<T> {
    * so a new version has a new inode as well as a new time. Undefined when the file is gone.
    */
   fingerprint(name: string): string | undefined {
-    const st = statSync(this.path(name), {bigint: true, throwIfNoEntry: false})
-    return st && `${st.ino}:${st.size}:${st.mtimeNs}`
+    return fileIdentity(this.path(name))
   }
 
-  read(name: string): Segment<T> & {migrated: boolean} {
+  read(name: string): Segment<T> & {migrated: boolean; version?: number} {
     const path = this.path(name)
     const db = new LowSync<unknown>(new DurableJsonFile(path), null)
     db.read()
     if (db.data === null) return {name, records: [], bytes: 0, migrated: false}
     const decoded = decodeFile(path, this.spec.kind, this.spec.record, db.data)
-    return {name, records: decoded.records, bytes: statSync(path).size, migrated: decoded.migrated}
+    return {name, records: decoded.records, bytes: statSync(path).size, migrated: decoded.migrated, version: decoded.version}
   }
 
   write(name: string, records: T[]): Segment<T> {
     mkdirSync(this.folder, {recursive: true, mode: DIR_MODE})
-    const db = new LowSync<unknown>(new DurableJsonFile(this.path(name)), null)
-    db.data = encodeFile(this.spec.kind, records)
+    const path = this.path(name)
+    const db = new LowSync<unknown>(new DurableJsonFile(path), null)
+    db.data = encodeFile(this.spec.kind, records, path)
     db.write()
     return {name, records, bytes: approximateBytes(records)}
   }
@@ -97,4 +97,10 @@ export function segmentName(n: number): string {
 
 export function approximateBytes(value: unknown): number {
   return JSON.stringify(value).length
+}
+
+/** Inode, size and modification time: changes whenever a file is replaced or written in place. */
+export function fileIdentity(path: string): string | undefined {
+  const st = statSync(path, {bigint: true, throwIfNoEntry: false})
+  return st && `${st.ino}:${st.size}:${st.mtimeNs}`
 }

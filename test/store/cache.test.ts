@@ -205,18 +205,18 @@ describe('what each command reads', function () {
 
   afterEach(() => cleanup())
 
-  it('mem add reads only the last segment; a corrupt older one is refused by search and left untouched', () => {
+  it('a corrupt older segment fails add and search alike, even though add only needs the last, and is left untouched', () => {
     writeFacts(home, [Array.from({length: FACT_SEGMENT.maxRecords}, (_, i) => `old mackerel fact ${i}`), ['newest mackerel fact']])
+    assert.equal(mem(home, ['add', '--json', 'a first mackerel fact from the CLI']).code, 0)
     const older = join(agentDir(home, 'default'), 'facts', segmentName(1))
     writeFileSync(older, '{"format": "mem.facts", "version": 1, "records": [')
     const before = readFileSync(older)
 
-    const added = mem(home, ['add', '--json', 'one more mackerel fact'])
-    assert.equal(added.code, 0, added.stderr)
-
-    const r = mem(home, ['search', '--json', 'mackerel'])
-    assert.equal(r.code, 1)
-    assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'corrupt_file')
+    for (const args of [['add', '--json', 'one more mackerel fact'], ['search', '--json', 'mackerel'], ['resume', '--json', '--on-missing', 'empty']]) {
+      const r = mem(home, args)
+      assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`)
+      assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'corrupt_file')
+    }
     assert.deepEqual(readFileSync(older), before)
     assert.equal(existsSync(searchCachePath(agentDir(home, 'default'))), false)
   })

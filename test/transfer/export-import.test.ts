@@ -263,3 +263,20 @@ function ulidAt(time: number, n: number): string {
   for (let i = 0, x = n; i < 16; i++, x = Math.floor(x / 32)) r = alphabet[x % 32] + r
   return t + r
 }
+
+describe('resume after importing an older checkpoint', () => {
+  it('still returns the newest checkpoint, not the one stored last', () => {
+    const h = tempHome()
+    try {
+      const older = JSON.stringify({type: 'checkpoint', agent_id: 'dora', id: '01HZZZZZZZZZZZZZZZZZZZZZZZ', created_at: '2024-06-01T00:00:00.000Z', state: {step: 'old'}})
+      const saved = ok(h.home, ['save', '--agent', 'dora', '--state', '{"step":"new"}', '--json'])
+      writeFileSync(join(h.home, 'older.jsonl'), `${older}\n`)
+      ok(h.home, ['import', join(h.home, 'older.jsonl')])
+      const resumed = json(ok(h.home, ['resume', '--agent', 'dora', '--json']))
+      assert.equal(resumed.id, json(saved).checkpoint_id)
+      assert.deepEqual(resumed.state, {step: 'new'})
+    } finally {
+      h.cleanup()
+    }
+  })
+})

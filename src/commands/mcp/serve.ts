@@ -18,6 +18,11 @@ export default class McpServe extends MemCommand {
     const [{createServer}, {StdioServerTransport}] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')])
     const server = createServer(this.context(flags.agent), this.config.version)
     const transport = new StdioServerTransport()
+    // The SDK skips a line it cannot read; JSON-RPC asks for an error reply with id null, so say so and keep serving.
+    transport.onerror = (error) => {
+      const reply = unreadableReply(error)
+      if (reply) transport.send(reply as never).catch(() => {})
+    }
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve
     })
@@ -25,4 +30,12 @@ export default class McpServe extends MemCommand {
     await server.connect(transport)
     await closed
   }
+}
+
+/** The JSON-RPC error for a line that is not JSON (-32700) or not a JSON-RPC message (-32600); the input is not echoed. */
+function unreadableReply(error: Error): object | undefined {
+  const reply = (code: number, message: string) => ({jsonrpc: '2.0', id: null, error: {code, message}})
+  if (error instanceof SyntaxError) return reply(-32700, 'Parse error: the message is not valid JSON.')
+  if (error.name === 'ZodError') return reply(-32600, 'Invalid Request: the message is not a JSON-RPC 2.0 request, notification or response.')
+  return undefined
 }

@@ -1,0 +1,26 @@
+import {Flags} from '@oclif/core'
+
+import {MemCommand} from '../cli/base-command.js'
+import {resolveHome} from '../cli/home.js'
+import {doctor} from '../doctor/doctor.js'
+import {parseInput} from '../ops/operation.js'
+
+export default class Doctor extends MemCommand {
+  static override summary = 'Check the data files; with --fix, repair what can be repaired safely.'
+  static override description =
+    'Checks every data file (that it parses, its format and version), permissions, stale locks and leftover temporary files. ' +
+    '--fix removes stale locks and temporary files, makes files and folders private, and restores the last good copy of a corrupt file, ' +
+    'keeping the corrupt one aside. Exits with status 1 when problems are left.'
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix', '<%= config.bin %> doctor --json | jq .problems']
+  static override flags = {
+    fix: Flags.boolean({description: 'Repair what can be repaired safely.', default: false}),
+  }
+
+  async run(): Promise<unknown> {
+    const {flags} = await this.parse(Doctor)
+    const report = await doctor.handler(resolveHome(this.config.configDir), parseInput(doctor.input, {fix: flags.fix}))
+    this.print(this.jsonMode ? JSON.stringify(report) : doctor.prose(report))
+    if (!report.ok) this.exit(1)
+    return report
+  }
+}

@@ -1,0 +1,195 @@
+import {chmodSync, readdirSync, rmdirSync, statSync, type Dirent} from 'node:fs'
+import {join} from 'node:path'
+
+import {asMemError} from '../errors.js'
+import {backupPath, DIR_MODE, DurableJsonFile, FILE_MODE, isTempFile} from '../store/durable-file.js'
+import {decodeFile, type Kind} from '../store/format.js'
+import {isLockStale, isStale, lockPath, takeoverPath} from '../store/lock.js'
+import {agentsRoot, decodeAgentDir} from '../store/paths.js'
+import {CheckpointRecord, FactRecord} from '../store/records.js'
+import {revisionPath} from '../store/revision.js'
+import {removeQuietly, restoreBackup} from './repair.js'
+import type {Problem} from './report.js'
+
+export const COLLECTIONS: {folder: string; kind: Kind; record: typeof FactRecord | typeof CheckpointRecord}[] = [
+  {folder: 'facts', kind: 'mem.facts', record: FactRecord},
+  {folder: 'checkpoints', kind: 'mem.checkpoints', record: CheckpointRecord},
+]
+const SEGMENT_NAME = /^\d{6}\.json$/
+
+/** A problem, with the repair --fix makes while holding the agent's lock (if one is safe). */
+export interface Finding extends Problem {
+  repair?: () => void
+}
+
+export interface AgentFolder {
+  agent: string
+  dir: string
+}
+
+export function agentFolders(home: string): AgentFolder[] {
+  return entries(agentsRoot(home))
+    .filter((e) => e.isDirectory())
+    .flatMap((e) => {
+      const agent = decodeAgentDir(e.name)
+      return agent === undefined ? [] : [{agent, dir: join(agentsRoot(home), e.name)}]
+    })
+}
+
+/** Where mem keeps data above the agent folders: private folders too. */
+export function inspectHome(home: string): Finding[] {
+  // MEM_HOME may name a folder mem did not make (even a shared one): its mode is reported, never changed.
+  const homeFindings = modeProblem(home, DIR_MODE, undefined).map(({repair: _repair, ...f}) => ({
+    ...f,
+    fix: `if the folder holds nothing but mem's data, run: chmod 700 ${JSON.stringify(home)}`,
+  }))
+  return [...homeFindings, ...modeProblem(agentsRoot(home), DIR_MODE, undefined)]
+}
+
+/**
+ * Everything wrong in one agent's folder. With `locked`, the caller holds the agent's lock,
+ * so every temp file is left over from a writer that died.
+ */
+export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {findings: Finding[]; files: number} {
+  const {agent, dir} = folder
+  const findings: Finding[] = [...modeProblem(dir, DIR_MODE, agent)]
+  let files = 0
+  if (!options.locked && isLockStale(dir)) {
+    findings.push({
+      kind: 'stale_lock',
+      path: lockPath(dir),
+      agent,
+      problem: 'a lock was left by a mem process that stopped without releasing it; writers take it over after a few seconds',
+      fix: 'take over and remove the lock',
+      fixed: false,
+    })
+  }
+  if (isStale(takeoverPath(dir))) {
+    findings.push({
+      kind: 'stale_lock',
+      path: takeoverPath(dir),
+      agent,
+      problem: 'a lock takeover guard was left by a mem process that stopped in the middle of taking over a stale lock',
+      fix: 'remove it',
+      fixed: false,
+      repair: () => rmdirSync(takeoverPath(dir)),
+    })
+  }
+  findings.push(...tempFiles(dir, agent, options.locked))
+  for (const {folder: name, kind, record} of COLLECTIONS) {
+    const folderPath = join(dir, name)
+    findings.push(...modeProblem(folderPath, DIR_MODE, agent))
+    findings.push(...tempFiles(folderPath, agent, options.locked))
+    for (const entry of entries(folderPath)) {
+      if (!entry.isFile() || isTempFile(entry.name)) continue
+      const path = join(folderPath, entry.name)
+      if (SEGMENT_NAME.test(entry.name)) {
+        files++
+        const problem = decodeProblem(path, kind, record)
+        if (problem) findings.push(dataFileFinding(path, agent, kind, record, problem))
+      }
+      findings.push(...modeProblem(path, FILE_MODE, agent))
+    }
+  }
+  findings.push(...modeProblem(revisionPath(dir), FILE_MODE, agent))
+  return {findings, files}
+}
+
+/** Decodes a data file exactly as the store does; undefined when it is good. */
+export function decodeProblem(path: string, kind: Kind, record: typeof FactRecord | typeof CheckpointRecord): {code: string; message: string} | undefined {
+  try {
+    const raw = new DurableJsonFile(path).read()
+    if (raw === null) return undefined
+    decodeFile(path, kind, record as never, raw)
+    return undefined
+  } catch (error) {
+    const e = asMemError(error)
+    return {code: e.code, message: e.message}
+  }
+}
+
+function dataFileFinding(path: string, agent: string, kind: Kind, record: typeof FactRecord | typeof CheckpointRecord, problem: {code: string; message: string}): Finding {
+  if (problem.code === 'unsupported_version') {
+    return {kind: 'unsupported_version', path, agent, problem: problem.message, fix: 'upgrade mem; the file is never changed by this version', fixed: false}
+  }
+  const bak = backupPath(path)
+  const bakProblem = decodeProblem(bak, kind, record)
+  const bakGood = bakProblem === undefined && entryExists(bak)
+  const finding: Finding = {
+    kind: 'corrupt_file',
+    path,
+    agent,
+    problem: problem.message,
+    fix: bakGood
+      ? `restore the last good copy ${bak} (the change made by the last write to this file is lost) and keep the corrupt file aside as ${path}.corrupt-<time>`
+      : `no good copy is kept (${entryExists(bak) ? `${bak} is damaged too` : `no ${bak}`}); repair the file by hand, or move it out of the folder to give up its records`,
+    fixed: false,
+  }
+  if (bakGood) finding.repair = () => restoreBackup(path)
+  return finding
+}
+
+function tempFiles(dir: string, agent: string, locked: boolean): Finding[] {
+  return entries(dir)
+    .filter((e) => e.isFile() && isTempFile(e.name) && (locked || !writerAlive(e.name)))
+    .map((e) => {
+      const path = join(dir, e.name)
+      return {kind: 'temp_file' as const, path, agent, problem: 'a temporary file left by a write that never finished (the data file it was meant to replace is intact)', fix: 'remove it', fixed: false, repair: () => removeQuietly(path)}
+    })
+}
+
+/** Temp files are named `.<file>.<pid>.<random>.tmp`: a live pid on this host may still be writing it. */
+function writerAlive(name: string): boolean {
+  const pid = Number(name.split('.').at(-3))
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function modeProblem(path: string, mode: number, agent: string | undefined): Finding[] {
+  let actual: number
+  try {
+    actual = statSync(path).mode & 0o777
+  } catch {
+    return []
+  }
+  if (actual === mode) return []
+  const what = mode === DIR_MODE ? 'folder' : 'file'
+  return [
+    {
+      kind: 'permissions',
+      path,
+      ...(agent === undefined ? {} : {agent}),
+      problem: `the ${what} has mode ${octal(actual)}; mem keeps its ${what}s private (${octal(mode)})`,
+      fix: `set mode ${octal(mode)}`,
+      fixed: false,
+      repair: () => chmodSync(path, mode),
+    },
+  ]
+}
+
+function octal(mode: number): string {
+  return `0${mode.toString(8).padStart(3, '0')}`
+}
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, {withFileTypes: true})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+}
+
+function entryExists(path: string): boolean {
+  try {
+    statSync(path)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import {chmodSync, existsSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import * as v from 'valibot'
+
+import {DoctorReport} from '../../src/doctor/report.js'
+import {mem, tempHome} from '../helpers/mem.js'
+import {modeOf} from './files.js'
+
+function report(home: string, args: string[] = []): {code: number; report: DoctorReport} {
+  const r = mem(home, ['doctor', '--json', ...args])
+  const parsed = v.safeParse(DoctorReport, JSON.parse(r.stdout))
+  assert.ok(parsed.success, `the --json payload matches the report schema: ${r.stdout}`)
+  return {code: r.code, report: parsed.output}
+}
+
+describe('mem doctor (built binary)', function () {
+  this.timeout(60_000)
+  let home: ReturnType<typeof tempHome>
+  beforeEach(() => {
+    home = tempHome()
+    for (const args of [['add', 'one'], ['add', 'two'], ['save', '--state', '{"a":1}']]) assert.equal(mem(home.home, [...args, '-a', 'alice']).code, 0)
+  })
+  afterEach(() => home.cleanup())
+
+  it('a healthy home: exit 0, prose says so', () => {
+    const r = mem(home.home, ['doctor'])
+    assert.equal(r.code, 0)
+    assert.match(r.stdout, /^Checked 2 data files of 1 agent in .*\nEverything is in order\.\n$/)
+    assert.deepEqual(report(home.home).report.problems, [])
+  })
+
+  it('a home that does not exist yet is healthy and stays absent', () => {
+    const missing = join(home.home, 'nothing-here')
+    const r = report(missing)
+    assert.equal(r.code, 0)
+    assert.deepEqual(r.report.checked, {agents: 0, files: 0})
+    assert.equal(existsSync(missing), false)
+  })
+
+  it('the home folder itself is only reported: it may not be mem\'s alone', () => {
+    chmodSync(home.home, 0o755)
+    const r = report(home.home, ['--fix'])
+    assert.equal(r.code, 1)
+    assert.deepEqual(r.report.problems.map((p) => [p.kind, p.path, p.fixed]), [['permissions', home.home, false]])
+    assert.match(r.report.problems[0]!.fix, /chmod 700/)
+    assert.equal(modeOf(home.home), 0o755)
+  })
+
+  it('leftover temp files and loose permissions: reported (exit 1), then fixed by --fix (exit 0)', () => {
+    const facts = join(home.home, 'agents/alice/facts')
+    const orphan = join(facts, '.000001.json.999999999.abcd1234.tmp')
+    const inProgress = join(facts, `.000001.json.${process.pid}.abcd1234.tmp`)
+    writeFileSync(orphan, '{"half')
+    writeFileSync(inProgress, '{"half')
+    chmodSync(join(facts, '000001.json'), 0o644)
+    chmodSync(join(home.home, 'agents/alice'), 0o755)
+
+    const found = report(home.home)
+    assert.equal(found.code, 1)
+    assert.deepEqual(found.report.problems.map((p) => [p.kind, p.path, p.fixed]).sort(), [
+      ['permissions', join(facts, '000001.json'), false],
+      ['permissions', join(home.home, 'agents/alice'), false],
+      ['temp_file', orphan, false],
+    ].sort(), 'a temp file whose writer is alive is not reported')
+    const prose = mem(home.home, ['doctor'])
+    assert.match(prose.stdout, /3 problems left\. Run "mem doctor --fix"/)
+
+    const fixed = report(home.home, ['--fix'])
+    assert.equal(fixed.code, 0)
+    assert.ok(fixed.report.ok)
+    assert.equal(existsSync(orphan), false)
+    // Under the lock no write is in progress, so every temp file is a leftover.
+    assert.equal(existsSync(inProgress), false)
+    assert.equal(report(home.home).code, 0)
+  })
+})
