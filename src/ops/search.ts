@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import {AgentId, Tags, Timestamp} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
-import {Since, Until, hasRange, inRange} from './time-range.js'
+import {Since, Until} from './time-range.js'
 
 export const FactHit = v.object({
   id: v.string(),
@@ -42,11 +42,7 @@ export const memorySearch = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const range = {since: input.since, until: input.until}
-    const dated = hasRange(range)
-    // The store ranks before it limits, so a date filter asks for every match and keeps the best in range.
-    const ranked = await ctx.store.searchFacts(agent_id, {text: input.query, limit: dated ? Number.MAX_SAFE_INTEGER : input.limit, tags: input.tags})
-    const hits = dated ? ranked.filter((h) => inRange(h.fact.created_at, range)).slice(0, input.limit) : ranked
+    const hits = await ctx.store.searchFacts(agent_id, {text: input.query, limit: input.limit, tags: input.tags, since: input.since, until: input.until})
     const facts = hits.map(({fact, score}) => ({id: fact.id, content: fact.content, tags: fact.tags, created_at: fact.created_at, score}))
     return {agent_id, query: input.query, count: facts.length, facts}
   },

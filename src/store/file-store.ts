@@ -13,7 +13,7 @@ import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {loadFactIndex, openIndex, saveIndex, worthSaving, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, Store} from './store.js'
+import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
@@ -182,13 +182,13 @@ export class FileStore implements Store {
     })
   }
 
-  async searchFacts(agent: string, query: {text: string; limit: number; tags?: string[]}): Promise<ScoredFact[]> {
+  async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
     const FactIndex = await loadFactIndex()
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     const a = this.read(agent, {facts: 'all'})
     const index = a.searchIndex(FactIndex)
     const ids = a.byId()
-    return index.search(query.text, {limit: query.limit, tags: query.tags}).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
+    return index.search(query.text, {limit: query.limit, tags: query.tags, since: query.since, until: query.until}).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {

@@ -13,6 +13,15 @@ export interface NewCheckpoint {
   label?: string
 }
 
+/** A full-text query; `since` (inclusive) and `until` (exclusive) bound the facts' created_at. */
+export interface SearchQuery {
+  text: string
+  limit: number
+  tags?: string[]
+  since?: string
+  until?: string
+}
+
 export interface ScoredFact {
   fact: FactRecord
   score: number
@@ -25,7 +34,7 @@ export interface ScoredFact {
  */
 export interface Store {
   addFact(agent: string, fact: NewFact): Promise<FactRecord>
-  searchFacts(agent: string, query: {text: string; limit: number; tags?: string[]}): Promise<ScoredFact[]>
+  searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]>
   getFact(agent: string, id: string): Promise<FactRecord>
   /** Writes `next` and marks every id in `ids` superseded by it. */
   supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord>
