@@ -110,6 +110,8 @@ export class FactIndex {
   private tagsOf: string[][] = []
   private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Float32Array(0)}
   private last = NONE
+  /** Live facts that ask something: while there are none, no fact lends more than `context`. */
+  private asking = 0
   private readonly acc = new Accumulator()
   private readonly context = new Context()
 
@@ -133,13 +135,13 @@ export class FactIndex {
       this.index.remove(existing)
       this.index.add(existing, terms)
       this.setMeta(existing, fact.created_at, fact.tags)
-      this.links.asks[existing] = questionShare(fact.content)
+      this.setAsks(existing, questionShare(fact.content))
       return
     }
     const slot = this.ids.length
     this.index.add(slot, terms)
     this.place(slot, fact.id, fact.created_at, fact.tags)
-    this.links.asks[slot] = questionShare(fact.content)
+    this.setAsks(slot, questionShare(fact.content))
   }
 
   remove(id: string): void {
@@ -152,6 +154,7 @@ export class FactIndex {
     if (p !== NONE) next[p] = n
     if (n !== NONE) prev[n] = p
     else this.last = p
+    this.setAsks(slot, 0)
     this.slotOf.delete(id)
     this.ids[slot] = undefined
     this.tagsOf[slot] = []
@@ -172,8 +175,10 @@ export class FactIndex {
     const dateBoostOf = (slot: number) => (spans.length > 0 && inAnySpan(times[slot]!, spans) ? t.dateBoost : 1)
     const maxDateBoost = spans.length > 0 ? Math.max(1, t.dateBoost) : 1
     const useContext = t.context > 0 && t.contextReach > 0
-    // The most any fact lends a neighbour, as a share of its own score.
-    const maxShare = Math.max(t.context, t.replyShare)
+    // The most any fact lends a neighbour, as a share of its own score: the tighter, the more the
+    // index and the context may skip.
+    const replyShare = this.asking > 0 ? t.replyShare : t.context
+    const maxShare = Math.max(t.context, replyShare)
     try {
       acc.ensure(this.ids.length)
       const own = acc.scores
@@ -195,7 +200,7 @@ export class FactIndex {
             unseenMax: this.index.lateBound() * maxDateBoost,
           },
           this.links,
-          {share: t.context, replyShare: t.replyShare, reach: t.contextReach, windowMs: t.contextWindowMs, accept},
+          {share: t.context, replyShare, reach: t.contextReach, windowMs: t.contextWindowMs, accept},
         ))
       }
 
@@ -242,7 +247,7 @@ export class FactIndex {
       if (typeof createdAt !== 'string' || !Array.isArray(tags)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
       if (typeof asks !== 'number' || !(asks >= 0 && asks <= 1)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
       out.place(slot, id, createdAt, tags)
-      out.links.asks[slot] = asks
+      out.setAsks(slot, asks)
     })
     return out
   }
@@ -263,6 +268,11 @@ export class FactIndex {
     this.createdAt[slot] = createdAt
     this.tagsOf[slot] = [...tags]
     this.links.times[slot] = Date.parse(createdAt)
+  }
+
+  private setAsks(slot: number, asks: number): void {
+    this.asking += (asks > 0 ? 1 : 0) - (this.links.asks[slot]! > 0 ? 1 : 0)
+    this.links.asks[slot] = asks
   }
 
   private first(): number {
