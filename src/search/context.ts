@@ -1,17 +1,17 @@
 import {mthLargest} from './top-k.js'
 
-/** Insertion-order links between fact slots, creation times (ms), and how much each fact asks (0 to 1, see questionShare). -1: no neighbour. */
+/** Insertion-order links between fact slots (-1: no neighbour), creation times (ms), and 1 for facts that end with a question. */
 export interface Links {
   prev: Int32Array
   next: Int32Array
   times: Float64Array
-  asks: Float32Array
+  asks: Uint8Array
 }
 
 export interface ContextOptions {
   /** Share of a fact's score lent to its direct neighbours; share^d at d steps. */
   share: number
-  /** Share a fact that only asks lends to the fact after it, its reply (between share and this as it asks more). */
+  /** Share a fact that ends with a question lends to the fact after it, its reply. */
   replyShare: number
   /** Steps to walk either way. */
   reach: number
@@ -53,7 +53,7 @@ export class Context {
   private lentTo: number[] = []
   /** Scores of facts the index skipped, computed here on demand. */
   private extraOwn = new Map<number, number>()
-  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Float32Array(0)}
+  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
   private options: ContextOptions = {share: 0, replyShare: 0, reach: 0, windowMs: 0, accept: undefined}
 
   /**
@@ -132,7 +132,7 @@ export class Context {
           if (to < 0 || !(Math.abs(times[to]! - times[from]!) <= windowMs)) break
           if (accept !== undefined && !accept(to)) break
           // What a question is about is answered by what follows it.
-          amount *= d === 1 && step === 'next' ? share + (replyShare - share) * asks[slot]! : share
+          amount *= d === 1 && step === 'next' && asks[slot] === 1 ? replyShare : share
           if (this.loan[to] === 0) {
             this.lentTo.push(to)
             if (ownOf(to) === 0) reachedOnly.push(to)

@@ -2,7 +2,7 @@ import {Context, type Links} from './context.js'
 import {Accumulator} from './accumulator.js'
 import {InvertedIndex, type Bm25} from './inverted-index.js'
 import {datesInQuery, inAnySpan} from './query-dates.js'
-import {questionShare} from './questions.js'
+import {endsWithQuestion} from './questions.js'
 import {topK} from './top-k.js'
 import {analyze} from './tokenize.js'
 
@@ -44,10 +44,7 @@ export interface Tuning {
   weights: {prefix: number; fuzzy: number}
   /** Share of a matching fact's score lent to the fact next to it; share² two steps away. 0: off. */
   context: number
-  /**
-   * Share of its score a fact that only asks a question lends to the fact after it, its reply;
-   * a fact that partly asks lends between `context` and this. Equal to `context`: off.
-   */
+  /** Share of its score a fact that ends with a question lends to the fact after it, its reply. Equal to `context`: off. */
   replyShare: number
   /** How many facts away, either side, a match lends score. */
   contextReach: number
@@ -72,7 +69,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   contextReach: 2,
   // What a question is about is answered by what comes after it, and that reply seldom repeats
   // the question's words ("What concert was it?" - "It was Matt Patterson!"): the reply gets the
-  // question's whole score, so it ranks at least as high as the question.
+  // question's whole score, so it ranks at least as high as the question (ties go to the newer).
   replyShare: 1,
   // The usual web-analytics session timeout: facts saved within half an hour of each other
   // are taken as one sitting.
@@ -86,9 +83,9 @@ export interface FactIndexJSON {
   version: 2
   /**
    * Live facts in insertion order: [id, created_at, tags, [term index, tf, term index, tf, ...]],
-   * then how much the fact asks (see questionShare) when that is not 0.
+   * then 1 if the fact ends with a question (omitted otherwise).
    */
-  facts: [string, string, string[], number[], number?][]
+  facts: [string, string, string[], number[], 1?][]
   /** Stemmed terms referenced by `facts`. */
   terms: string[]
 }
@@ -108,9 +105,9 @@ export class FactIndex {
   private ids: (string | undefined)[] = []
   private createdAt: string[] = []
   private tagsOf: string[][] = []
-  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Float32Array(0)}
+  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
   private last = NONE
-  /** Live facts that ask something: while there are none, no fact lends more than `context`. */
+  /** Live facts that end with a question: while there are none, no fact lends more than `context`. */
   private asking = 0
   private readonly acc = new Accumulator()
   private readonly context = new Context()
@@ -135,13 +132,13 @@ export class FactIndex {
       this.index.remove(existing)
       this.index.add(existing, terms)
       this.setMeta(existing, fact.created_at, fact.tags)
-      this.setAsks(existing, questionShare(fact.content))
+      this.setAsks(existing, endsWithQuestion(fact.content))
       return
     }
     const slot = this.ids.length
     this.index.add(slot, terms)
     this.place(slot, fact.id, fact.created_at, fact.tags)
-    this.setAsks(slot, questionShare(fact.content))
+    this.setAsks(slot, endsWithQuestion(fact.content))
   }
 
   remove(id: string): void {
@@ -154,7 +151,7 @@ export class FactIndex {
     if (p !== NONE) next[p] = n
     if (n !== NONE) prev[n] = p
     else this.last = p
-    this.setAsks(slot, 0)
+    this.setAsks(slot, false)
     this.slotOf.delete(id)
     this.ids[slot] = undefined
     this.tagsOf[slot] = []
@@ -223,8 +220,8 @@ export class FactIndex {
       version: 2,
       terms,
       facts: slots.map((s, i) => {
-        const fact: [string, string, string[], number[], number?] = [this.ids[s]!, this.createdAt[s]!, this.tagsOf[s]!, docs[i]!]
-        if (asks[s] !== 0) fact.push(asks[s]!)
+        const fact: [string, string, string[], number[], 1?] = [this.ids[s]!, this.createdAt[s]!, this.tagsOf[s]!, docs[i]!]
+        if (asks[s] === 1) fact.push(1)
         return fact
       }),
     }
@@ -242,12 +239,12 @@ export class FactIndex {
     } catch (error) {
       throw new Error(`FactIndex.fromJSON: ${(error as Error).message}`)
     }
-    data.facts.forEach(([id, createdAt, tags, , asks = 0], slot) => {
+    data.facts.forEach(([id, createdAt, tags, , asks], slot) => {
       if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromJSON: bad or repeated id ${JSON.stringify(id)}`)
       if (typeof createdAt !== 'string' || !Array.isArray(tags)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
-      if (typeof asks !== 'number' || !(asks >= 0 && asks <= 1)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
+      if (asks !== undefined && asks !== 1) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
       out.place(slot, id, createdAt, tags)
-      out.setAsks(slot, asks)
+      out.setAsks(slot, asks === 1)
     })
     return out
   }
@@ -270,9 +267,9 @@ export class FactIndex {
     this.links.times[slot] = Date.parse(createdAt)
   }
 
-  private setAsks(slot: number, asks: number): void {
-    this.asking += (asks > 0 ? 1 : 0) - (this.links.asks[slot]! > 0 ? 1 : 0)
-    this.links.asks[slot] = asks
+  private setAsks(slot: number, asks: boolean): void {
+    this.asking += (asks ? 1 : 0) - this.links.asks[slot]!
+    this.links.asks[slot] = asks ? 1 : 0
   }
 
   private first(): number {
@@ -285,7 +282,7 @@ export class FactIndex {
     const {prev, next, times, asks} = this.links
     if (prev.length >= capacity) return
     const size = Math.max(capacity, prev.length * 2, 1024)
-    const grown = {prev: new Int32Array(size).fill(NONE), next: new Int32Array(size).fill(NONE), times: new Float64Array(size), asks: new Float32Array(size)}
+    const grown = {prev: new Int32Array(size).fill(NONE), next: new Int32Array(size).fill(NONE), times: new Float64Array(size), asks: new Uint8Array(size)}
     grown.prev.set(prev)
     grown.next.set(next)
     grown.times.set(times)

@@ -222,7 +222,7 @@ describe('FactIndex serialisation', () => {
     const index = indexOf(FACTS)
     index.remove('F0003')
     index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
-    index.add({id: 'Q', content: 'Which store sells coffee? Asking for the morning.', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
+    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
     index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'})
     const fromText = FactIndex.fromJSON(JSON.stringify(index))
     const fromObject = FactIndex.fromJSON(structuredClone(index.toJSON()))
@@ -241,12 +241,15 @@ describe('FactIndex serialisation', () => {
     }
     for (const q of [...queries, 'charity race']) assert.deepEqual(fromText.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
     assert.deepEqual(fromText.toJSON(), index.toJSON())
+    // The question mark is kept: the fact after it still gets its reply's share.
+    assert.deepEqual(fromText.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
   })
 
   it('refuses data that is not a serialised index', () => {
     assert.throws(() => FactIndex.fromJSON('{}'), /not a serialised FactIndex/)
     assert.throws(() => FactIndex.fromJSON({version: 2, terms: ['a'], facts: [['x', '2024-01-01T00:00:00Z', [], [5, 1]]]}), /bad terms/)
     assert.throws(() => FactIndex.fromJSON({version: 2, terms: [], facts: [['x', '2024-01-01T00:00:00Z', [], []], ['x', '2024-01-01T00:00:00Z', [], []]]}), /repeated id/)
+    assert.throws(() => FactIndex.fromJSON(JSON.stringify({version: 2, terms: [], facts: [['x', '2024-01-01T00:00:00Z', [], [], 'yes']]})), /bad fact/)
   })
 })
 
