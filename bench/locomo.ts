@@ -49,16 +49,15 @@ console.log(perConversationHeader('frac@10 / MRR@10 per conversation'))
 console.log(rows.join('\n') + '\n')
 
 if (process.argv.includes('--ablate')) {
-  const t = DEFAULT_TUNING
   const variants: RetrieverKind[] = [
     memFactIndex('all of mem'),
+    memFactIndex('without the reply rule (a question lends its next fact only the usual share)', {replyShare: DEFAULT_TUNING.context}),
     memFactIndex('without date boost', {dateBoost: 1}),
-    memFactIndex('without neighbour context', {context: 0}),
+    memFactIndex('without neighbour context (and so without the reply rule)', {context: 0}),
     memFactIndex('context reach 1 instead of 2', {contextReach: 1}),
     memFactIndex('without prefix/fuzzy', {prefixMinLength: 0, fuzzyMinLength: 0}),
     memFactIndex('without context and date boost (stems + stopwords only)', {context: 0, dateBoost: 1}),
   ]
-  void t
   const table = ['### Ablation (all questions)', '', '| variant | any@5 | any@10 | frac@5 | frac@10 | MRR@10 |', '| --- | ---: | ---: | ---: | ---: | ---: |']
   const byConv: string[] = []
   for (const kind of variants) {
