@@ -1,4 +1,4 @@
-import {readFileSync, readdirSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -28,12 +28,17 @@ export interface Conversation {
 
 /**
  * The data is licensed non-commercial, so it is read from outside the repo and never copied in.
- * Default: a `shared/bench/locomo` folder next to the repo.
+ * Default: the first `shared/bench/locomo` folder beside the repo or beside one of its parent
+ * folders (a git worktree sits deeper than the main checkout).
  */
 export function locomoDir(): string {
   if (process.env.LOCOMO_DIR) return path.resolve(process.env.LOCOMO_DIR)
   const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-  return path.resolve(repoRoot, '../shared/bench/locomo')
+  for (let dir = path.dirname(repoRoot); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared/bench/locomo')
+    if (existsSync(candidate)) return candidate
+    if (path.dirname(dir) === dir) return path.resolve(repoRoot, '../shared/bench/locomo')
+  }
 }
 
 function readJsonl<T>(file: string): T[] {

@@ -4,14 +4,23 @@ import path from 'node:path'
 
 import MiniSearch from 'minisearch'
 
-import {memoryAdd, memorySearch, runOperation, type OperationContext} from '../../src/ops/index.js'
+import {memorySearch, runOperation, type OperationContext} from '../../src/ops/index.js'
 import {FactIndex, type Tuning} from '../../src/search/fact-index.js'
+import {newId} from '../../src/store/ids.js'
 import {FileStore} from '../../src/store/file-store.js'
+import {EXPORT_FORMAT, EXPORT_VERSION} from '../../src/transfer/export-format.js'
+import {importRecords} from '../../src/transfer/import.js'
 
-/** A fresh, empty store for one conversation: add facts in order, then search them. */
+/** One turn to store: its text and the time it was said (ISO 8601, UTC). */
+export interface Item {
+  content: string
+  createdAt: string
+}
+
+/** A fresh, empty store for one conversation: load its facts in order, then search them. */
 export interface Retriever {
-  /** Returns the id the store gave the fact. */
-  add(content: string, createdAt: string | undefined): Promise<string>
+  /** Stores the items in order; returns the id each one got. */
+  load(items: readonly Item[]): Promise<string[]>
   /** Fact ids, best first. */
   search(query: string, limit: number): Promise<string[]>
   close(): Promise<void>
@@ -25,22 +34,29 @@ export interface RetrieverKind {
 const AGENT = 'locomo'
 
 /**
- * mem end to end: memory_add and memory_search run through the operation runner, on a
- * FileStore opened on a temporary MEM_HOME. memory_add stamps facts with the current time,
- * so the session dates of the data are not used on this path.
+ * mem end to end: the conversation goes in through the import operation (`mem import` of a
+ * mem.export file, which keeps ids and times, so each turn carries the time it was said), into
+ * a FileStore on a temporary MEM_HOME; questions go through the memory_search operation.
  */
-export const memOperations: RetrieverKind = {
-  name: 'mem (memory_add + memory_search operations)',
+export const memImport: RetrieverKind = {
+  name: 'mem (import + memory_search operations)',
   async open() {
     const home = mkdtempSync(path.join(tmpdir(), 'mem-locomo-'))
     const ctx: OperationContext = {store: new FileStore(home), defaultAgent: AGENT}
     return {
-      async add(content) {
-        const out = await runOperation(memoryAdd, ctx, {agent_id: AGENT, content})
-        return out.fact_id
+      async load(items) {
+        // ULIDs carry their time, so id order is time order, as for facts added live.
+        const ids = items.map((item) => newId(Date.parse(item.createdAt)))
+        const lines = [
+          JSON.stringify({type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION}),
+          ...items.map((item, i) => JSON.stringify({type: 'fact', agent_id: AGENT, id: ids[i], content: item.content, tags: [], created_at: item.createdAt})),
+        ]
+        const report = await importRecords(ctx, {text: lines.join('\n') + '\n'})
+        if (report.added.facts !== items.length) throw new Error(`import added ${report.added.facts} of ${items.length} facts: ${JSON.stringify(report.skipped.slice(0, 3))}`)
+        return ids
       },
       async search(query, limit) {
-        const out = await runOperation(memorySearch, ctx, {agent_id: AGENT, query: query, limit})
+        const out = await runOperation(memorySearch, ctx, {agent_id: AGENT, query, limit})
         return out.facts.map((f) => f.id)
       },
       async close() {
@@ -51,21 +67,22 @@ export const memOperations: RetrieverKind = {
 }
 
 /**
- * mem's index driven directly, with each turn's session date as its creation time: what
- * search does when facts carry the time they were said (memory_add has no way to pass one).
+ * mem's index driven directly, with the same times as {@link memImport}: ranks exactly as the
+ * end-to-end path does, fast enough to try each ranking choice switched off.
  */
-export function memFactIndex(name = 'mem FactIndex, session dates as created_at', tuning: Partial<Tuning> = {}): RetrieverKind {
+export function memFactIndex(name = 'mem FactIndex', tuning: Partial<Tuning> = {}): RetrieverKind {
   return {
     name,
     async open() {
       const index = new FactIndex(tuning)
-      let next = 0
       return {
-        async add(content, createdAt) {
-          // Zero-padded so that id order is insertion order, like the store's ULIDs.
-          const id = String(next++).padStart(8, '0')
-          index.add({id, content, tags: [], created_at: createdAt ?? new Date().toISOString()})
-          return id
+        async load(items) {
+          return items.map((item, i) => {
+            // Zero-padded so that id order is insertion order, like the store's ULIDs.
+            const id = String(i).padStart(8, '0')
+            index.add({id, content: item.content, tags: [], created_at: item.createdAt})
+            return id
+          })
         },
         async search(query, limit) {
           return index.search(query, {limit}).map((h) => h.id)
@@ -81,12 +98,13 @@ export const plainBm25: RetrieverKind = {
   name: 'baseline: plain BM25 (MiniSearch defaults)',
   async open() {
     const mini = new MiniSearch<{id: string; content: string}>({fields: ['content']})
-    let next = 0
     return {
-      async add(content) {
-        const id = String(next++)
-        mini.add({id, content})
-        return id
+      async load(items) {
+        return items.map((item, i) => {
+          const id = String(i)
+          mini.add({id, content: item.content})
+          return id
+        })
       },
       async search(query, limit) {
         return mini.search(query).slice(0, limit).map((r) => String(r.id))

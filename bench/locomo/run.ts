@@ -1,27 +1,44 @@
-import type {Conversation} from './data.js'
+import type {Conversation, Turn} from './data.js'
 import {sessionDateToIso} from './data.js'
 import type {Outcome} from './metrics.js'
-import type {RetrieverKind} from './retrievers.js'
+import type {Item, RetrieverKind} from './retrievers.js'
 
 export const K = 10
 
-/** Adds each conversation to a fresh store, asks its questions, and maps result ids back to turn ids. */
-export async function evaluate(kind: RetrieverKind, conversations: Conversation[]): Promise<Outcome[]> {
+/**
+ * Each turn as a fact said at its session's date, the turns of one session one second apart
+ * so that their order is kept.
+ */
+export function itemsOf(turns: readonly Turn[]): Item[] {
+  let session = NaN
+  let start = 0
+  let step = 0
+  return turns.map((turn) => {
+    if (turn.session !== session) {
+      session = turn.session
+      const iso = sessionDateToIso(turn.session_date)
+      if (iso === undefined) throw new Error(`turn ${turn.id}: session date not recognised: ${JSON.stringify(turn.session_date)}`)
+      start = Date.parse(iso)
+      step = 0
+    }
+    return {content: turn.content, createdAt: new Date(start + 1000 * step++).toISOString()}
+  })
+}
+
+/** Loads each conversation into a fresh store, asks its questions, and maps result ids back to turn ids. */
+export async function evaluate(kind: RetrieverKind, conversations: readonly Conversation[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = []
   for (const conv of conversations) {
     const store = await kind.open()
     try {
-      const turnOf = new Map<string, string>()
-      for (const turn of conv.turns) {
-        const factId = await store.add(turn.content, sessionDateToIso(turn.session_date))
-        turnOf.set(factId, turn.id)
-      }
+      const ids = await store.load(itemsOf(conv.turns))
+      const turnOf = new Map(ids.map((id, i) => [id, conv.turns[i]!.id]))
       for (const q of conv.queries) {
-        const ids = await store.search(q.question, K)
+        const ranked = await store.search(q.question, K)
         outcomes.push({
           category: q.category_name,
           evidence: q.evidence,
-          ranked: ids.map((id) => turnOf.get(id) ?? `?${id}`),
+          ranked: ranked.map((id) => turnOf.get(id) ?? `?${id}`),
         })
       }
     } finally {

@@ -1,15 +1,18 @@
 import {mthLargest} from './top-k.js'
 
-/** Insertion-order links between fact slots, and creation times (ms). -1: no neighbour. */
+/** Insertion-order links between fact slots (-1: no neighbour), creation times (ms), and 1 for facts that end with a question. */
 export interface Links {
   prev: Int32Array
   next: Int32Array
   times: Float64Array
+  asks: Uint8Array
 }
 
 export interface ContextOptions {
   /** Share of a fact's score lent to its direct neighbours; share^d at d steps. */
   share: number
+  /** Share a fact that ends with a question lends to the fact after it, its reply. */
+  replyShare: number
   /** Steps to walk either way. */
   reach: number
   /** Stop at a gap in creation time larger than this (ms): a new sitting, a new context. */
@@ -50,8 +53,8 @@ export class Context {
   private lentTo: number[] = []
   /** Scores of facts the index skipped, computed here on demand. */
   private extraOwn = new Map<number, number>()
-  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0)}
-  private options: ContextOptions = {share: 0, reach: 0, windowMs: 0, accept: undefined}
+  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
+  private options: ContextOptions = {share: 0, replyShare: 0, reach: 0, windowMs: 0, accept: undefined}
 
   /**
    * The facts that may make the results, and their final scores (own score plus loan). Valid
@@ -61,7 +64,8 @@ export class Context {
     this.links = links
     this.options = options
     const {matches, own, limit, unseen, unseenMax} = input
-    const {share} = this.options
+    // The largest share any fact lends: the bounds below hold for every loan.
+    const share = Math.max(this.options.share, this.options.replyShare)
     if (this.loan.length < own.length) this.loan = new Float64Array(own.length)
     const ownOf = (slot: number) => (own[slot]! > 0 ? own[slot]! : (this.extraOwn.get(slot) ?? 0))
     const finalOf = (slot: number) => ownOf(slot) + this.loan[slot]!
@@ -114,8 +118,8 @@ export class Context {
 
   /** Lends from each of `lenders`; returns the receivers that have no score of their own. */
   private lend(lenders: readonly number[], ownOf: (slot: number) => number): number[] {
-    const {share, reach, windowMs, accept} = this.options
-    const {prev, next, times} = this.links
+    const {share, replyShare, reach, windowMs, accept} = this.options
+    const {prev, next, times, asks} = this.links
     const reachedOnly: number[] = []
     for (const slot of lenders) {
       const score = ownOf(slot)
@@ -127,7 +131,8 @@ export class Context {
           const to = links[from]!
           if (to < 0 || !(Math.abs(times[to]! - times[from]!) <= windowMs)) break
           if (accept !== undefined && !accept(to)) break
-          amount *= share
+          // What a question is about is answered by what follows it.
+          amount *= d === 1 && step === 'next' && asks[slot] === 1 ? replyShare : share
           if (this.loan[to] === 0) {
             this.lentTo.push(to)
             if (ownOf(to) === 0) reachedOnly.push(to)

@@ -2,6 +2,7 @@ import {Context, type Links} from './context.js'
 import {Accumulator} from './accumulator.js'
 import {InvertedIndex, type Bm25} from './inverted-index.js'
 import {datesInQuery, inAnySpan} from './query-dates.js'
+import {endsWithQuestion} from './questions.js'
 import {topK} from './top-k.js'
 import {analyze} from './tokenize.js'
 
@@ -43,6 +44,8 @@ export interface Tuning {
   weights: {prefix: number; fuzzy: number}
   /** Share of a matching fact's score lent to the fact next to it; share² two steps away. 0: off. */
   context: number
+  /** Share of its score a fact that ends with a question lends to the fact after it, its reply. Equal to `context`: off. */
+  replyShare: number
   /** How many facts away, either side, a match lends score. */
   contextReach: number
   /** Facts created further apart than this (ms) are not context for each other. */
@@ -64,6 +67,10 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   // Round numbers, not fitted: a neighbour gets half, two steps away a quarter.
   context: 0.5,
   contextReach: 2,
+  // What a question is about is answered by what comes after it, and that reply seldom repeats
+  // the question's words ("What concert was it?" - "It was Matt Patterson!"): the reply gets the
+  // question's whole score, so it ranks at least as high as the question (ties go to the newer).
+  replyShare: 1,
   // The usual web-analytics session timeout: facts saved within half an hour of each other
   // are taken as one sitting.
   contextWindowMs: 30 * 60 * 1000,
@@ -74,8 +81,11 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
 /** Serialised form, so a cold process can load the index instead of re-indexing every fact. */
 export interface FactIndexJSON {
   version: 2
-  /** Live facts in insertion order: [id, created_at, tags, [term index, tf, term index, tf, ...]]. */
-  facts: [string, string, string[], number[]][]
+  /**
+   * Live facts in insertion order: [id, created_at, tags, [term index, tf, term index, tf, ...]],
+   * then 1 if the fact ends with a question (omitted otherwise).
+   */
+  facts: [string, string, string[], number[], 1?][]
   /** Stemmed terms referenced by `facts`. */
   terms: string[]
 }
@@ -95,8 +105,10 @@ export class FactIndex {
   private ids: (string | undefined)[] = []
   private createdAt: string[] = []
   private tagsOf: string[][] = []
-  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0)}
+  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
   private last = NONE
+  /** Live facts that end with a question: while there are none, no fact lends more than `context`. */
+  private asking = 0
   private readonly acc = new Accumulator()
   private readonly context = new Context()
 
@@ -120,11 +132,13 @@ export class FactIndex {
       this.index.remove(existing)
       this.index.add(existing, terms)
       this.setMeta(existing, fact.created_at, fact.tags)
+      this.setAsks(existing, endsWithQuestion(fact.content))
       return
     }
     const slot = this.ids.length
     this.index.add(slot, terms)
     this.place(slot, fact.id, fact.created_at, fact.tags)
+    this.setAsks(slot, endsWithQuestion(fact.content))
   }
 
   remove(id: string): void {
@@ -137,6 +151,7 @@ export class FactIndex {
     if (p !== NONE) next[p] = n
     if (n !== NONE) prev[n] = p
     else this.last = p
+    this.setAsks(slot, false)
     this.slotOf.delete(id)
     this.ids[slot] = undefined
     this.tagsOf[slot] = []
@@ -157,12 +172,16 @@ export class FactIndex {
     const dateBoostOf = (slot: number) => (spans.length > 0 && inAnySpan(times[slot]!, spans) ? t.dateBoost : 1)
     const maxDateBoost = spans.length > 0 ? Math.max(1, t.dateBoost) : 1
     const useContext = t.context > 0 && t.contextReach > 0
+    // The most any fact lends a neighbour, as a share of its own score: the tighter, the more the
+    // index and the context may skip.
+    const replyShare = this.asking > 0 ? t.replyShare : t.context
+    const maxShare = Math.max(t.context, replyShare)
     try {
       acc.ensure(this.ids.length)
       const own = acc.scores
       // maxBoost: the most a score can still grow after matching, so the index knows which
       // facts it may skip (see InvertedIndex.match).
-      this.index.match(terms, t, acc, {want: limit, maxBoost: maxDateBoost * (useContext ? 1 + t.context : 1), accept})
+      this.index.match(terms, t, acc, {want: limit, maxBoost: maxDateBoost * (useContext ? 1 + maxShare : 1), accept})
       const matches = acc.touched
       if (spans.length > 0) for (const slot of matches) own[slot]! *= dateBoostOf(slot)
 
@@ -178,7 +197,7 @@ export class FactIndex {
             unseenMax: this.index.lateBound() * maxDateBoost,
           },
           this.links,
-          {share: t.context, reach: t.contextReach, windowMs: t.contextWindowMs, accept},
+          {share: t.context, replyShare, reach: t.contextReach, windowMs: t.contextWindowMs, accept},
         ))
       }
 
@@ -196,7 +215,16 @@ export class FactIndex {
     const slots: number[] = []
     for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
     const {terms, docs} = this.index.serialize(slots)
-    return {version: 2, terms, facts: slots.map((s, i) => [this.ids[s]!, this.createdAt[s]!, this.tagsOf[s]!, docs[i]!])}
+    const asks = this.links.asks
+    return {
+      version: 2,
+      terms,
+      facts: slots.map((s, i) => {
+        const fact: [string, string, string[], number[], 1?] = [this.ids[s]!, this.createdAt[s]!, this.tagsOf[s]!, docs[i]!]
+        if (asks[s] === 1) fact.push(1)
+        return fact
+      }),
+    }
   }
 
   /** Loads what {@link toJSON} produced (the object or its JSON text) without re-analysing any text. */
@@ -211,10 +239,12 @@ export class FactIndex {
     } catch (error) {
       throw new Error(`FactIndex.fromJSON: ${(error as Error).message}`)
     }
-    data.facts.forEach(([id, createdAt, tags], slot) => {
+    data.facts.forEach(([id, createdAt, tags, , asks], slot) => {
       if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromJSON: bad or repeated id ${JSON.stringify(id)}`)
       if (typeof createdAt !== 'string' || !Array.isArray(tags)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
+      if (asks !== undefined && asks !== 1) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
       out.place(slot, id, createdAt, tags)
+      out.setAsks(slot, asks === 1)
     })
     return out
   }
@@ -237,6 +267,11 @@ export class FactIndex {
     this.links.times[slot] = Date.parse(createdAt)
   }
 
+  private setAsks(slot: number, asks: boolean): void {
+    this.asking += (asks ? 1 : 0) - this.links.asks[slot]!
+    this.links.asks[slot] = asks ? 1 : 0
+  }
+
   private first(): number {
     let s = this.last
     while (s !== NONE && this.links.prev[s]! !== NONE) s = this.links.prev[s]!
@@ -244,13 +279,14 @@ export class FactIndex {
   }
 
   private ensureLinks(capacity: number): void {
-    const {prev, next, times} = this.links
+    const {prev, next, times, asks} = this.links
     if (prev.length >= capacity) return
     const size = Math.max(capacity, prev.length * 2, 1024)
-    const grown = {prev: new Int32Array(size).fill(NONE), next: new Int32Array(size).fill(NONE), times: new Float64Array(size)}
+    const grown = {prev: new Int32Array(size).fill(NONE), next: new Int32Array(size).fill(NONE), times: new Float64Array(size), asks: new Uint8Array(size)}
     grown.prev.set(prev)
     grown.next.set(next)
     grown.times.set(times)
+    grown.asks.set(asks)
     this.links = grown
   }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 
 import fc from 'fast-check'
 
-import {FactIndex, type IndexedFact} from '../../src/search/fact-index.js'
+import {DEFAULT_TUNING, FactIndex, type IndexedFact} from '../../src/search/fact-index.js'
 import {ReferenceIndex} from './reference.js'
 
 /** Facts hours apart, so neighbour context does not link them unless a test wants it. */
@@ -185,6 +185,25 @@ describe('FactIndex context and dates', () => {
     assert.equal(new FactIndex({context: 0}).search('accident', {limit: 5}).length, 0)
   })
 
+  it('the fact after a question, its reply, gets the question\'s whole score as context', () => {
+    const at = (minutes: number) => new Date(Date.UTC(2024, 4, 1, 12, minutes)).toISOString()
+    const facts = [
+      {id: 'q', content: 'What concert was it, at your daughter\'s birthday?', tags: [], created_at: at(0)},
+      {id: 'a', content: 'It was Matt Patterson, he is so talented!', tags: [], created_at: at(1)},
+      {id: 'u', content: 'The printer on floor two is broken again.', tags: [], created_at: at(2)},
+    ]
+    const index = new FactIndex()
+    for (const f of facts) index.add(f)
+    const hits = index.search('Who performed at the concert for the daughter\'s birthday?', {limit: 3})
+    assert.equal(hits[0]?.id, 'a', 'the reply ranks first: ties go to the newer fact')
+    const byId = new Map(hits.map((h) => [h.id, h.score]))
+    assert.ok(byId.get('a')! >= byId.get('q')!)
+    // Without the rule the reply gets half, like any neighbour, and falls below the question.
+    const plain = new FactIndex({replyShare: DEFAULT_TUNING.context})
+    for (const f of facts) plain.add(f)
+    assert.notEqual(plain.search('Who performed at the concert for the daughter\'s birthday?', {limit: 3})[0]?.id, 'a')
+  })
+
   it('boosts facts created on a date the query spells out', () => {
     const index = new FactIndex()
     index.add({id: 'may', content: 'We went hiking in the hills.', tags: [], created_at: '2023-05-20T10:00:00.000Z'})
@@ -203,6 +222,8 @@ describe('FactIndex serialisation', () => {
     const index = indexOf(FACTS)
     index.remove('F0003')
     index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
+    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
+    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'})
     const fromText = FactIndex.fromJSON(JSON.stringify(index))
     const fromObject = FactIndex.fromJSON(structuredClone(index.toJSON()))
     for (const copy of [fromText, fromObject]) {
@@ -220,12 +241,15 @@ describe('FactIndex serialisation', () => {
     }
     for (const q of [...queries, 'charity race']) assert.deepEqual(fromText.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
     assert.deepEqual(fromText.toJSON(), index.toJSON())
+    // The question mark is kept: the fact after it still gets its reply's share.
+    assert.deepEqual(fromText.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
   })
 
   it('refuses data that is not a serialised index', () => {
     assert.throws(() => FactIndex.fromJSON('{}'), /not a serialised FactIndex/)
     assert.throws(() => FactIndex.fromJSON({version: 2, terms: ['a'], facts: [['x', '2024-01-01T00:00:00Z', [], [5, 1]]]}), /bad terms/)
     assert.throws(() => FactIndex.fromJSON({version: 2, terms: [], facts: [['x', '2024-01-01T00:00:00Z', [], []], ['x', '2024-01-01T00:00:00Z', [], []]]}), /repeated id/)
+    assert.throws(() => FactIndex.fromJSON(JSON.stringify({version: 2, terms: [], facts: [['x', '2024-01-01T00:00:00Z', [], [], 'yes']]})), /bad fact/)
   })
 })
 
@@ -259,7 +283,9 @@ describe('FactIndex properties', () => {
     // makes the index skip work (late terms, context only from the strongest matches).
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golfer', 'hotel', 'india', 'juliet', 'alphas', 'alpho', 'deltas', 'the']
     const word = fc.integer({min: 0, max: 1000}).map((n) => words[Math.min(words.length - 1, Math.floor(Math.exp((n / 1000) * Math.log(words.length + 1))) - 1)]!)
-    const fact = fc.record({words: fc.array(word, {minLength: 1, maxLength: 8}), gapMinutes: fc.constantFrom(1, 1, 1, 5, 120), tagged: fc.boolean()})
+    // Words end a sentence now and then, some sentences ask: questions lend more to their reply.
+    const mark = fc.constantFrom('', '', '', '', '.', '?', '!')
+    const fact = fc.record({words: fc.array(fc.tuple(word, mark), {minLength: 1, maxLength: 8}), gapMinutes: fc.constantFrom(1, 1, 1, 5, 120), tagged: fc.boolean()})
     const query = fc.record({words: fc.array(word, {minLength: 1, maxLength: 4}), limit: fc.integer({min: 1, max: 6}), tagged: fc.boolean()})
     fc.assert(
       fc.property(fc.array(fact, {minLength: 1, maxLength: 80}), fc.array(fc.nat(), {maxLength: 8}), fc.array(query, {minLength: 1, maxLength: 8}), (facts, removals, queries) => {
@@ -269,7 +295,7 @@ describe('FactIndex properties', () => {
         const ids: string[] = []
         facts.forEach((f, i) => {
           time += f.gapMinutes * 60_000
-          const fact = {id: `f${String(i).padStart(3, '0')}`, content: f.words.join(' '), tags: f.tagged ? ['x'] : [], created_at: new Date(time).toISOString()}
+          const fact = {id: `f${String(i).padStart(3, '0')}`, content: f.words.map(([w, m]) => w + m).join(' '), tags: f.tagged ? ['x'] : [], created_at: new Date(time).toISOString()}
           index.add(fact)
           ref.add(fact)
           ids.push(fact.id)

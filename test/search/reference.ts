@@ -1,5 +1,6 @@
 import {DEFAULT_TUNING, type IndexedFact, type SearchOptions, type Tuning} from '../../src/search/fact-index.js'
 import {datesInQuery, inAnySpan} from '../../src/search/query-dates.js'
+import {endsWithQuestion} from '../../src/search/questions.js'
 import {analyze} from '../../src/search/tokenize.js'
 
 /**
@@ -7,7 +8,7 @@ import {analyze} from '../../src/search/tokenize.js'
  * every query term, context from every fact. Tests compare FactIndex's shortcuts against it.
  */
 export class ReferenceIndex {
-  private facts: (IndexedFact & {terms: string[]; time: number})[] = []
+  private facts: (IndexedFact & {terms: string[]; time: number; asks: boolean})[] = []
   private readonly tuning: Tuning
 
   constructor(tuning: Partial<Tuning> = {}) {
@@ -16,7 +17,7 @@ export class ReferenceIndex {
 
   add(fact: IndexedFact): void {
     const terms = [...analyze(fact.content), ...analyze(fact.tags.join(' '))]
-    const entry = {...fact, tags: [...fact.tags], terms, time: Date.parse(fact.created_at)}
+    const entry = {...fact, tags: [...fact.tags], terms, time: Date.parse(fact.created_at), asks: endsWithQuestion(fact.content)}
     const i = this.facts.findIndex((f) => f.id === fact.id)
     if (i >= 0) this.facts[i] = entry
     else this.facts.push(entry)
@@ -92,7 +93,8 @@ export class ReferenceIndex {
             const to = from + dir
             const target = this.facts[to]
             if (!target || !(Math.abs(target.time - this.facts[from]!.time) <= t.contextWindowMs) || !accepted(target)) break
-            amount *= t.context
+            // A question lends more to the fact after it, its reply.
+            amount *= step === 1 && dir === 1 && this.facts[i]!.asks ? t.replyShare : t.context
             loan[to] = Math.max(loan[to]!, amount)
             from = to
           }
