@@ -19,7 +19,7 @@ interface Writer {
 
 /** A writer process; its acknowledged ids are collected line by line from stdout. */
 function startWriter(home: string, agent: string, tag: string, acked: Writer['acked']): Writer {
-  const child = spawn(process.execPath, [WRITER, home, agent, tag], {env: childEnv(home, {MEM_LOCK_STALE_MS: '2000'}), stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, home, agent, tag], {env: childEnv(home, {MEM_LOCK_STALE_MS: '2000'}), stdio: ['ignore', 'pipe', 'pipe']})
   let buffered = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk
@@ -42,11 +42,15 @@ function startWriter(home: string, agent: string, tag: string, acked: Writer['ac
 }
 
 /** Waits until the writer has acknowledged one more change than before, so the kill lands mid-work. */
-async function untilProgress(acked: Writer['acked'], since: number): Promise<void> {
-  while (acked.fact.length + acked.checkpoint.length <= since) await sleep(5)
+async function untilProgress(acked: Writer['acked'], since: number, child: ChildProcess): Promise<void> {
+  while (acked.fact.length + acked.checkpoint.length <= since) {
+    // A writer that stopped by itself will never make progress: fail instead of waiting forever.
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`a writer stopped by itself (${child.exitCode ?? child.signalCode})`)
+    await sleep(5)
+  }
 }
 
-describe('crash safety: writers SIGKILLed at random moments (real processes, built store)', function () {
+describe('crash safety: writers SIGKILLed at random moments (real processes, real files)', function () {
   this.timeout(600_000)
   let home: ReturnType<typeof tempHome>
   before(() => (home = tempHome()))
@@ -62,7 +66,7 @@ describe('crash safety: writers SIGKILLed at random moments (real processes, bui
       try {
         while (kills < KILLS) {
           const victim = Math.floor(Math.random() * writers.length)
-          await untilProgress(acked, acked.fact.length + acked.checkpoint.length)
+          await untilProgress(acked, acked.fact.length + acked.checkpoint.length, writers[victim]!.child)
           await sleep(Math.random() * 60)
           writers[victim]!.child.kill('SIGKILL')
           await writers[victim]!.exited

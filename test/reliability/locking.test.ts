@@ -33,7 +33,7 @@ const ROUNDS = 5
 
 /** A process with the store loaded, waiting to add a fact the moment it is told to. */
 async function startRacer(home: string, tag: string): Promise<{child: ChildProcessWithoutNullStreams; add: (text: string) => Promise<string>}> {
-  const child = spawn(process.execPath, [RACER, home, 'alice', tag], {env: childEnv(home)})
+  const child = spawn(process.execPath, ['--import', 'tsx', RACER, home, 'alice', tag], {env: childEnv(home)})
   const lines = createInterface({input: child.stdout})[Symbol.asyncIterator]()
   const next = async (): Promise<string> => {
     const line = await lines.next()
