@@ -1,6 +1,6 @@
 import {Context, type Links} from './context.js'
 import {Accumulator} from './accumulator.js'
-import {InvertedIndex, type Bm25} from './inverted-index.js'
+import {InvertedIndex, type Bm25, type CompactDocs} from './inverted-index.js'
 import {datesInQuery, inAnySpan} from './query-dates.js'
 import {topK} from './top-k.js'
 import {analyze} from './tokenize.js'
@@ -79,6 +79,17 @@ export interface FactIndexJSON {
   /** Stemmed terms referenced by `facts`. */
   terms: string[]
 }
+
+/**
+ * The compact saved form: live fact ids in insertion order and their analysed terms (see
+ * {@link CompactDocs}). Dates and tags are not in it: they are read from the facts on load.
+ */
+export interface CompactFactIndex extends CompactDocs {
+  ids: string[]
+}
+
+/** What loading a compact index needs to know of a fact it lists. */
+export type FactMeta = Pick<IndexedFact, 'created_at' | 'tags'>
 
 const NONE = -1
 
@@ -215,6 +226,35 @@ export class FactIndex {
       if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromJSON: bad or repeated id ${JSON.stringify(id)}`)
       if (typeof createdAt !== 'string' || !Array.isArray(tags)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
       out.place(slot, id, createdAt, tags)
+    })
+    return out
+  }
+
+  /** The index in {@link CompactFactIndex} form, for saving. */
+  toCompact(): CompactFactIndex {
+    const slots: number[] = []
+    for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
+    return {ids: slots.map((s) => this.ids[s]!), ...this.index.serializeCompact(slots)}
+  }
+
+  /**
+   * Loads what {@link toCompact} produced, taking each fact's date and tags from `metaOf`. A
+   * listed fact `metaOf` does not know (no longer live) is loaded undated and untagged: the
+   * caller is expected to remove it before searching.
+   */
+  static fromCompact(data: CompactFactIndex, metaOf: (id: string) => FactMeta | undefined, tuning: Partial<Tuning> = {}): FactIndex {
+    if (data.ids.length !== data.offsets.length - 1) throw new Error('FactIndex.fromCompact: ids and documents differ in number')
+    const out = new FactIndex(tuning)
+    try {
+      out.index = InvertedIndex.deserializeCompact(data)
+    } catch (error) {
+      throw new Error(`FactIndex.fromCompact: ${(error as Error).message}`)
+    }
+    out.ensureLinks(data.ids.length)
+    data.ids.forEach((id, slot) => {
+      if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromCompact: bad or repeated id ${JSON.stringify(id)}`)
+      const meta = metaOf(id)
+      out.place(slot, id, meta?.created_at ?? '', meta?.tags ?? [])
     })
     return out
   }

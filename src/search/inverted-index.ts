@@ -29,15 +29,29 @@ export interface MatchLimits {
   accept: ((slot: number) => boolean) | undefined
 }
 
-/** One term's postings, [slot, tf, slot, tf, ...]; removed documents' entries are swept lazily. */
+/**
+ * One term's postings, [slot, tf, slot, tf, ...]; removed documents' entries are swept lazily.
+ * A loaded index starts with views into one shared array, copied into a growable array only
+ * when the term is first written to.
+ */
 interface Postings {
   id: number
   text: string
-  entries: number[]
+  entries: number[] | Uint32Array
   /** Live documents holding the term. */
   df: number
   /** Entries of removed documents not yet swept out. */
   dead: number
+}
+
+/**
+ * The documents of an index in a form that loads without tokenising or building objects per
+ * document: document i holds pairs[offsets[i]..offsets[i+1]) = [term index, tf, ...] into `terms`.
+ */
+export interface CompactDocs {
+  terms: string[]
+  offsets: Uint32Array
+  pairs: Uint32Array
 }
 
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
@@ -52,10 +66,13 @@ interface Reach {
  * MiniSearch scores it, but over flat number arrays. MiniSearch builds an object per matching
  * document and sorts them all, which takes ~200 ms when a common word (a user's name) is in
  * half of 100,000 facts; here scoring is a loop over numbers and the caller keeps the best few.
- * The term dictionary is MiniSearch's radix tree, for its prefix and fuzzy lookups.
+ * Exact lookups go through a Map; MiniSearch's radix tree, for prefix and fuzzy lookups, is
+ * built on the first query that needs one (from the sorted terms, in one pass) and then kept
+ * up to date, so loading an index builds no tree.
  */
 export class InvertedIndex {
-  private readonly dictionary = new SearchableMap<Postings>()
+  private readonly dictionary = new Map<string, Postings>()
+  private radix?: SearchableMap<Postings>
   private readonly byId: (Postings | undefined)[] = []
   /** Per slot: the document's distinct terms and counts, [termId, tf, termId, tf, ...]. */
   private readonly docTerms: (Uint32Array | undefined)[] = []
@@ -78,7 +95,7 @@ export class InvertedIndex {
     let i = 0
     for (const [text, tf] of counts) {
       const p = this.postingsFor(text)
-      p.entries.push(slot, tf)
+      writable(p).push(slot, tf)
       p.df += 1
       pairs[i++] = p.id
       pairs[i++] = tf
@@ -96,6 +113,7 @@ export class InvertedIndex {
       p.dead += 1
       if (p.df === 0) {
         this.dictionary.delete(p.text)
+        this.radix?.delete(p.text)
         this.byId[p.id] = undefined
       } else if (p.dead > p.df) {
         this.sweep(p)
@@ -150,7 +168,7 @@ export class InvertedIndex {
         const p = table[doc[i] as number]
         const tf = doc[i + 1]
         if (p === undefined || typeof tf !== 'number' || !Number.isInteger(tf) || tf < 1) throw new Error(`bad terms for fact ${slot}`)
-        p.entries.push(slot, tf)
+        writable(p).push(slot, tf)
         p.df += 1
         pairs[i] = p.id
         pairs[i + 1] = tf
@@ -162,6 +180,80 @@ export class InvertedIndex {
       if (p.df > 0) continue
       index.dictionary.delete(p.text)
       index.byId[p.id] = undefined
+    }
+    return index
+  }
+
+  /** The documents in `slots` as {@link CompactDocs}; terms no listed document holds are left out. */
+  serializeCompact(slots: readonly number[]): CompactDocs {
+    const tableIndex = new Int32Array(this.byId.length).fill(-1)
+    const terms: string[] = []
+    const offsets = new Uint32Array(slots.length + 1)
+    let total = 0
+    for (let i = 0; i < slots.length; i++) {
+      total += this.docTerms[slots[i]!]?.length ?? 0
+      offsets[i + 1] = total
+    }
+    const pairs = new Uint32Array(total)
+    let w = 0
+    for (const slot of slots) {
+      const doc = this.docTerms[slot]
+      if (!doc) continue
+      for (let i = 0; i < doc.length; i += 2) {
+        const id = doc[i]!
+        let t = tableIndex[id]!
+        if (t === -1) {
+          t = terms.length
+          terms.push(this.byId[id]!.text)
+          tableIndex[id] = t
+        }
+        pairs[w++] = t
+        pairs[w++] = doc[i + 1]!
+      }
+    }
+    return {terms, offsets, pairs}
+  }
+
+  /**
+   * Rebuilds an index from {@link serializeCompact} output; document i gets slot i. The
+   * documents' pairs are used in place, and the postings are one array counted out in two
+   * passes, so loading allocates a few large arrays instead of an object per document.
+   */
+  static deserializeCompact(data: CompactDocs): InvertedIndex {
+    const {terms, offsets, pairs} = data
+    const docs = offsets.length - 1
+    if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length) throw new Error('bad document offsets')
+    const index = new InvertedIndex()
+    const df = new Uint32Array(terms.length)
+    for (let i = 0; i < pairs.length; i += 2) {
+      const t = pairs[i]!
+      if (t >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
+      df[t]! += 1
+    }
+    const start = new Uint32Array(terms.length + 1)
+    for (let t = 0; t < terms.length; t++) start[t + 1] = start[t]! + 2 * df[t]!
+    const fill = start.slice(0, terms.length)
+    const entries = new Uint32Array(pairs.length)
+    for (let slot = 0; slot < docs; slot++) {
+      const from = offsets[slot]!
+      const to = offsets[slot + 1]!
+      if (to < from || (to - from) % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
+      let length = 0
+      for (let i = from; i < to; i += 2) {
+        const t = pairs[i]!
+        const tf = pairs[i + 1]!
+        entries[fill[t]!++] = slot
+        entries[fill[t]!++] = tf
+        length += tf
+      }
+      index.attach(slot, pairs.subarray(from, to), length)
+    }
+    for (let t = 0; t < terms.length; t++) {
+      const text = terms[t]!
+      if (typeof text !== 'string' || index.dictionary.has(text)) throw new Error('bad term table: repeated terms')
+      const p: Postings = {id: t, text, entries: entries.subarray(start[t]!, start[t + 1]!), df: df[t]!, dead: 0}
+      index.byId.push(df[t] === 0 ? undefined : p)
+      if (df[t] !== 0) index.dictionary.set(text, p)
     }
     return index
   }
@@ -248,14 +340,14 @@ export class InvertedIndex {
     if (exact) found.push([exact, 1])
     const seen = new Set<string>([term])
     if (options.prefixMinLength > 0 && term.length >= options.prefixMinLength) {
-      for (const [other, p] of this.dictionary.atPrefix(term)) {
+      for (const [other, p] of this.tree().atPrefix(term)) {
         if (seen.has(other)) continue
         seen.add(other)
         found.push([p, (options.weights.prefix * other.length) / (other.length + 0.3 * (other.length - term.length))])
       }
     }
     if (options.fuzzyMinLength > 0 && term.length >= options.fuzzyMinLength) {
-      for (const [other, [p, distance]] of this.dictionary.fuzzyGet(term, 1)) {
+      for (const [other, [p, distance]] of this.tree().fuzzyGet(term, 1)) {
         if (seen.has(other)) continue
         seen.add(other)
         found.push([p, (options.weights.fuzzy * other.length) / (other.length + distance)])
@@ -302,9 +394,18 @@ export class InvertedIndex {
     }
   }
 
+  /** The radix tree over the terms, for prefix and fuzzy lookups; built when first needed. */
+  private tree(): SearchableMap<Postings> {
+    if (!this.radix) {
+      const terms = [...this.dictionary.keys()].sort()
+      this.radix = new SearchableMap<Postings>(radixTree(terms, (term) => this.dictionary.get(term)!))
+    }
+    return this.radix
+  }
+
   /** Drops entries of removed documents. Amortised: after many removals, or before scoring. */
   private sweep(p: Postings): void {
-    const e = p.entries
+    const e = writable(p)
     let w = 0
     for (let r = 0; r < e.length; r += 2) {
       if (this.docTerms[e[r]!] === undefined) continue
@@ -321,6 +422,7 @@ export class InvertedIndex {
       p = {id: this.byId.length, text, entries: [], df: 0, dead: 0}
       this.byId.push(p)
       this.dictionary.set(text, p)
+      this.radix?.set(text, p)
     }
     return p
   }
@@ -347,6 +449,42 @@ function wantthBestSoFar(acc: Accumulator, want: number): number {
   const found = acc.touched
   const sample = Math.min(found.length, Math.max(want, 4096))
   return mthLargest(sample, want, (j) => acc.scores[found[j]!]! * acc.matched[found[j]!]!)
+}
+
+/** The postings as an array that can grow; a loaded view is copied on first write. */
+function writable(p: Postings): number[] {
+  if (!Array.isArray(p.entries)) p.entries = Array.from(p.entries)
+  return p.entries as number[]
+}
+
+type Radix<T> = Map<string, T | Radix<T>>
+
+/**
+ * MiniSearch's radix tree (a Map per node, edges labelled with the rest of the key's shared
+ * part, the value under the empty key) built from `sorted` unique keys in one pass: the same
+ * tree `set` would build key by key, in a fraction of the time.
+ */
+function radixTree<T>(sorted: readonly string[], valueOf: (key: string) => T): ConstructorParameters<typeof SearchableMap<T>>[0] {
+  const node = (lo: number, hi: number, depth: number): Radix<T> => {
+    const out: Radix<T> = new Map()
+    let i = lo
+    if (sorted[i]!.length === depth) out.set('', valueOf(sorted[i++]!))
+    while (i < hi) {
+      const first = sorted[i]!
+      const c = first[depth]
+      let j = i + 1
+      while (j < hi && sorted[j]![depth] === c) j++
+      const last = sorted[j - 1]!
+      let end = depth + 1
+      const max = Math.min(first.length, last.length)
+      while (end < max && first[end] === last[end]) end++
+      out.set(first.slice(depth, end), node(i, j, end))
+      i = j
+    }
+    return out
+  }
+  // The tree's node type is internal to MiniSearch; its constructor takes one as is.
+  return (sorted.length === 0 ? new Map() : node(0, sorted.length, 0)) as ConstructorParameters<typeof SearchableMap<T>>[0]
 }
 
 function tfIn(pairs: Uint32Array, termId: number): number {
