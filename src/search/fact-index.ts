@@ -92,6 +92,7 @@ export interface CompactFactIndex extends CompactDocs {
 export type FactMeta = Pick<IndexedFact, 'created_at' | 'tags'>
 
 const NONE = -1
+const NO_TAGS: string[] = []
 
 /**
  * Full-text index over one agent's live facts: BM25+ over stemmed words without stopwords,
@@ -106,6 +107,7 @@ export class FactIndex {
   private ids: (string | undefined)[] = []
   private createdAt: string[] = []
   private tagsOf: string[][] = []
+  private readonly tagSets = new Map<string, string[]>()
   private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0)}
   private last = NONE
   private readonly acc = new Accumulator()
@@ -150,7 +152,7 @@ export class FactIndex {
     else this.last = p
     this.slotOf.delete(id)
     this.ids[slot] = undefined
-    this.tagsOf[slot] = []
+    this.tagsOf[slot] = NO_TAGS
   }
 
   search(query: string, options: SearchOptions): Hit[] {
@@ -273,8 +275,23 @@ export class FactIndex {
 
   private setMeta(slot: number, createdAt: string, tags: string[]): void {
     this.createdAt[slot] = createdAt
-    this.tagsOf[slot] = [...tags]
+    this.tagsOf[slot] = this.tagSet(tags)
     this.links.times[slot] = Date.parse(createdAt)
+  }
+
+  /**
+   * One shared copy per distinct list of tags: most facts repeat a few lists, and 100,000
+   * copies of the same two tags cost megabytes.
+   */
+  private tagSet(tags: readonly string[]): string[] {
+    if (tags.length === 0) return NO_TAGS
+    const key = JSON.stringify(tags)
+    let shared = this.tagSets.get(key)
+    if (shared === undefined) {
+      shared = [...tags]
+      this.tagSets.set(key, shared)
+    }
+    return shared
   }
 
   private first(): number {

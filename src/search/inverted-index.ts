@@ -30,14 +30,16 @@ export interface MatchLimits {
 }
 
 /**
- * One term's postings, [slot, tf, slot, tf, ...]; removed documents' entries are swept lazily.
- * A loaded index starts with views into one shared array, copied into a growable array only
- * when the term is first written to.
+ * One term's postings, [slot, tf, slot, tf, ...] in entries[0..size); removed documents'
+ * entries are swept lazily. Typed arrays at 4 bytes a number, half of what an array of small
+ * integers takes; a loaded index starts with views into one shared array, each copied into
+ * its own (with room to grow) when its term is first added to.
  */
 interface Postings {
   id: number
   text: string
-  entries: number[] | Uint32Array
+  entries: Uint32Array
+  size: number
   /** Live documents holding the term. */
   df: number
   /** Entries of removed documents not yet swept out. */
@@ -74,8 +76,7 @@ export class InvertedIndex {
   private readonly dictionary = new Map<string, Postings>()
   private radix?: SearchableMap<Postings>
   private readonly byId: (Postings | undefined)[] = []
-  /** Per slot: the document's distinct terms and counts, [termId, tf, termId, tf, ...]. */
-  private readonly docTerms: (Uint32Array | undefined)[] = []
+  private docs = new DocTerms()
   private lengths = new Uint32Array(0)
   private live = 0
   private totalLength = 0
@@ -91,23 +92,26 @@ export class InvertedIndex {
   add(slot: number, terms: readonly string[]): void {
     const counts = new Map<string, number>()
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1)
-    const pairs = new Uint32Array(counts.size * 2)
-    let i = 0
+    let i = this.docs.reserve(counts.size * 2)
+    const from = i
     for (const [text, tf] of counts) {
       const p = this.postingsFor(text)
-      writable(p).push(slot, tf)
+      push(p, slot, tf)
       p.df += 1
-      pairs[i++] = p.id
-      pairs[i++] = tf
+      this.docs.arena[i++] = p.id
+      this.docs.arena[i++] = tf
     }
-    this.attach(slot, pairs, terms.length)
+    this.attach(slot, from, i, terms.length)
   }
 
   remove(slot: number): void {
-    const pairs = this.docTerms[slot]
-    if (!pairs) return
-    this.docTerms[slot] = undefined
-    for (let i = 0; i < pairs.length; i += 2) {
+    const docs = this.docs
+    if (!docs.has(slot)) return
+    // Gone before the sweeps below look, so they drop its entries too; its pairs stay readable.
+    docs.remove(slot)
+    const pairs = docs.arena
+    const end = docs.to[slot]!
+    for (let i = docs.from[slot]!; i < end; i += 2) {
       const p = this.byId[pairs[i]!]!
       p.df -= 1
       p.dead += 1
@@ -131,10 +135,11 @@ export class InvertedIndex {
   serialize(slots: readonly number[]): {terms: string[]; docs: number[][]} {
     const tableIndex = new Map<number, number>()
     const terms: string[] = []
+    const {arena: pairs, from, to} = this.docs
     const docs = slots.map((slot) => {
-      const pairs = this.docTerms[slot] ?? new Uint32Array(0)
       const out: number[] = []
-      for (let i = 0; i < pairs.length; i += 2) {
+      if (!this.docs.has(slot)) return out
+      for (let i = from[slot]!; i < to[slot]!; i += 2) {
         const id = pairs[i]!
         let t = tableIndex.get(id)
         if (t === undefined) {
@@ -154,7 +159,7 @@ export class InvertedIndex {
     const index = new InvertedIndex()
     const table = data.terms.map((text) => {
       if (typeof text !== 'string') throw new Error('bad term table')
-      const p: Postings = {id: index.byId.length, text, entries: [], df: 0, dead: 0}
+      const p: Postings = {id: index.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
       index.byId.push(p)
       index.dictionary.set(text, p)
       return p
@@ -162,19 +167,20 @@ export class InvertedIndex {
     if (index.dictionary.size !== table.length) throw new Error('bad term table: repeated terms')
     data.docs.forEach((doc, slot) => {
       if (!Array.isArray(doc) || doc.length % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
-      const pairs = new Uint32Array(doc.length)
+      const from = index.docs.reserve(doc.length)
+      const pairs = index.docs.arena
       let length = 0
       for (let i = 0; i < doc.length; i += 2) {
         const p = table[doc[i] as number]
         const tf = doc[i + 1]
         if (p === undefined || typeof tf !== 'number' || !Number.isInteger(tf) || tf < 1) throw new Error(`bad terms for fact ${slot}`)
-        writable(p).push(slot, tf)
+        push(p, slot, tf)
         p.df += 1
-        pairs[i] = p.id
-        pairs[i + 1] = tf
+        pairs[from + i] = p.id
+        pairs[from + i + 1] = tf
         length += tf
       }
-      index.attach(slot, pairs, length)
+      index.attach(slot, from, from + doc.length, length)
     })
     for (const p of table) {
       if (p.df > 0) continue
@@ -190,16 +196,17 @@ export class InvertedIndex {
     const terms: string[] = []
     const offsets = new Uint32Array(slots.length + 1)
     let total = 0
+    const {arena: doc, from, to} = this.docs
     for (let i = 0; i < slots.length; i++) {
-      total += this.docTerms[slots[i]!]?.length ?? 0
+      const slot = slots[i]!
+      if (this.docs.has(slot)) total += to[slot]! - from[slot]!
       offsets[i + 1] = total
     }
     const pairs = new Uint32Array(total)
     let w = 0
     for (const slot of slots) {
-      const doc = this.docTerms[slot]
-      if (!doc) continue
-      for (let i = 0; i < doc.length; i += 2) {
+      if (!this.docs.has(slot)) continue
+      for (let i = from[slot]!; i < to[slot]!; i += 2) {
         const id = doc[i]!
         let t = tableIndex[id]!
         if (t === -1) {
@@ -224,6 +231,7 @@ export class InvertedIndex {
     const docs = offsets.length - 1
     if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length) throw new Error('bad document offsets')
     const index = new InvertedIndex()
+    index.docs = DocTerms.over(pairs)
     const df = new Uint32Array(terms.length)
     for (let i = 0; i < pairs.length; i += 2) {
       const t = pairs[i]!
@@ -246,12 +254,12 @@ export class InvertedIndex {
         entries[fill[t]!++] = tf
         length += tf
       }
-      index.attach(slot, pairs.subarray(from, to), length)
+      index.attach(slot, from, to, length)
     }
     for (let t = 0; t < terms.length; t++) {
       const text = terms[t]!
       if (typeof text !== 'string' || index.dictionary.has(text)) throw new Error('bad term table: repeated terms')
-      const p: Postings = {id: t, text, entries: entries.subarray(start[t]!, start[t + 1]!), df: df[t]!, dead: 0}
+      const p: Postings = {id: t, text, entries: entries.subarray(start[t]!, start[t + 1]!), size: start[t + 1]! - start[t]!, df: df[t]!, dead: 0}
       index.byId.push(df[t] === 0 ? undefined : p)
       if (df[t] !== 0) index.dictionary.set(text, p)
     }
@@ -318,11 +326,11 @@ export class InvertedIndex {
    * terms taken late; 0 if it holds none of them.
    */
   scoreUnseen(slot: number): number {
-    const pairs = this.docTerms[slot]
-    if (!pairs || this.late.size === 0) return 0
+    if (!this.docs.has(slot) || this.late.size === 0) return 0
+    const pairs = this.docs.arena
     let sum = 0
     const matched = new Set<number>()
-    for (let i = 0; i < pairs.length; i += 2) {
+    for (let i = this.docs.from[slot]!, end = this.docs.to[slot]!; i < end; i += 2) {
       const reaches = this.late.get(pairs[i]!)
       if (reaches === undefined) continue
       for (const r of reaches) {
@@ -368,7 +376,7 @@ export class InvertedIndex {
 
   private scan(r: Reach, acc: Accumulator, accept: ((slot: number) => boolean) | undefined): void {
     const e = r.p.entries
-    for (let i = 0; i < e.length; i += 2) {
+    for (let i = 0, n = r.p.size; i < n; i += 2) {
       const slot = e[i]!
       if (accept !== undefined && !acc.has(slot) && !accept(slot)) continue
       acc.credit(slot, r.q, r.weight * this.tfPart(slot, e[i + 1]!))
@@ -378,7 +386,7 @@ export class InvertedIndex {
   /** Late term, many postings: walk them, crediting only documents already found. */
   private scanFound(r: Reach, acc: Accumulator): void {
     const e = r.p.entries
-    for (let i = 0; i < e.length; i += 2) {
+    for (let i = 0, n = r.p.size; i < n; i += 2) {
       const slot = e[i]!
       if (acc.has(slot)) acc.credit(slot, r.q, r.weight * this.tfPart(slot, e[i + 1]!))
     }
@@ -389,7 +397,7 @@ export class InvertedIndex {
     const found = acc.touched
     for (let i = 0, n = found.length; i < n; i++) {
       const slot = found[i]!
-      const tf = tfIn(this.docTerms[slot]!, r.p.id)
+      const tf = this.docs.tf(slot, r.p.id)
       if (tf > 0) acc.credit(slot, r.q, r.weight * this.tfPart(slot, tf))
     }
   }
@@ -405,21 +413,22 @@ export class InvertedIndex {
 
   /** Drops entries of removed documents. Amortised: after many removals, or before scoring. */
   private sweep(p: Postings): void {
-    const e = writable(p)
+    // In place: a loaded term's view is its own part of the shared array.
+    const e = p.entries
     let w = 0
-    for (let r = 0; r < e.length; r += 2) {
-      if (this.docTerms[e[r]!] === undefined) continue
+    for (let r = 0; r < p.size; r += 2) {
+      if (!this.docs.has(e[r]!)) continue
       e[w++] = e[r]!
       e[w++] = e[r + 1]!
     }
-    e.length = w
+    p.size = w
     p.dead = 0
   }
 
   private postingsFor(text: string): Postings {
     let p = this.dictionary.get(text)
     if (!p) {
-      p = {id: this.byId.length, text, entries: [], df: 0, dead: 0}
+      p = {id: this.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
       this.byId.push(p)
       this.dictionary.set(text, p)
       this.radix?.set(text, p)
@@ -427,13 +436,14 @@ export class InvertedIndex {
     return p
   }
 
-  private attach(slot: number, pairs: Uint32Array, length: number): void {
+  /** Makes `slot` live with the pairs in docs.arena[from..to) and `length` terms in all. */
+  private attach(slot: number, from: number, to: number, length: number): void {
     if (slot >= this.lengths.length) {
       const grown = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2, 1024))
       grown.set(this.lengths)
       this.lengths = grown
     }
-    this.docTerms[slot] = pairs
+    this.docs.attach(slot, from, to)
     this.lengths[slot] = length
     this.live += 1
     this.totalLength += length
@@ -451,10 +461,17 @@ function wantthBestSoFar(acc: Accumulator, want: number): number {
   return mthLargest(sample, want, (j) => acc.scores[found[j]!]! * acc.matched[found[j]!]!)
 }
 
-/** The postings as an array that can grow; a loaded view is copied on first write. */
-function writable(p: Postings): number[] {
-  if (!Array.isArray(p.entries)) p.entries = Array.from(p.entries)
-  return p.entries as number[]
+const EMPTY = new Uint32Array(0)
+
+/** Appends one document to a term's postings, growing them by half when full. */
+function push(p: Postings, slot: number, tf: number): void {
+  if (p.size + 2 > p.entries.length) {
+    const grown = new Uint32Array(Math.max(8, Math.ceil((p.size + 2) * 1.5)))
+    grown.set(p.entries.subarray(0, p.size))
+    p.entries = grown
+  }
+  p.entries[p.size++] = slot
+  p.entries[p.size++] = tf
 }
 
 type Radix<T> = Map<string, T | Radix<T>>
@@ -487,7 +504,90 @@ function radixTree<T>(sorted: readonly string[], valueOf: (key: string) => T): C
   return (sorted.length === 0 ? new Map() : node(0, sorted.length, 0)) as ConstructorParameters<typeof SearchableMap<T>>[0]
 }
 
-function tfIn(pairs: Uint32Array, termId: number): number {
-  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === termId) return pairs[i + 1]!
-  return 0
+/**
+ * Every document's distinct terms and counts, [termId, tf, ...], in arena[from[slot]..to[slot]):
+ * one growing array instead of a typed array per document, which at 100,000 facts saves
+ * megabytes of array headers and as many objects for the garbage collector to trace. Space
+ * left by removed or re-indexed documents is reclaimed by compacting once it is half the arena.
+ */
+class DocTerms {
+  arena: Uint32Array = new Uint32Array(0)
+  from: Uint32Array = new Uint32Array(0)
+  to: Uint32Array = new Uint32Array(0)
+  private alive = new Uint8Array(0)
+  private used = 0
+  private garbage = 0
+
+  /** Documents whose pairs are `pairs` (slot ranges given by attach), used in place. */
+  static over(pairs: Uint32Array): DocTerms {
+    const docs = new DocTerms()
+    docs.arena = pairs
+    docs.used = pairs.length
+    return docs
+  }
+
+  has(slot: number): boolean {
+    return this.alive[slot] === 1
+  }
+
+  /** Room for `count` more numbers at the end of the arena; returns where they go. */
+  reserve(count: number): number {
+    if (this.garbage > 1024 && this.garbage * 2 > this.used) this.compact()
+    if (this.used + count > this.arena.length) {
+      const grown = new Uint32Array(Math.max(1024, Math.ceil((this.used + count) * 1.5)))
+      grown.set(this.arena.subarray(0, this.used))
+      this.arena = grown
+    }
+    const at = this.used
+    this.used += count
+    return at
+  }
+
+  attach(slot: number, from: number, to: number): void {
+    if (slot >= this.from.length) {
+      const size = Math.max(slot + 1, this.from.length * 2, 1024)
+      this.from = grow(this.from, size)
+      this.to = grow(this.to, size)
+      const alive = new Uint8Array(size)
+      alive.set(this.alive)
+      this.alive = alive
+    }
+    this.from[slot] = from
+    this.to[slot] = to
+    this.alive[slot] = 1
+  }
+
+  remove(slot: number): void {
+    this.garbage += this.to[slot]! - this.from[slot]!
+    this.alive[slot] = 0
+  }
+
+  tf(slot: number, termId: number): number {
+    const a = this.arena
+    for (let i = this.from[slot]!, end = this.to[slot]!; i < end; i += 2) if (a[i] === termId) return a[i + 1]!
+    return 0
+  }
+
+  private compact(): void {
+    const arena = new Uint32Array(Math.max(1024, Math.ceil((this.used - this.garbage) * 1.5)))
+    let w = 0
+    for (let slot = 0; slot < this.alive.length; slot++) {
+      if (this.alive[slot] !== 1) continue
+      const from = this.from[slot]!
+      const to = this.to[slot]!
+      arena.set(this.arena.subarray(from, to), w)
+      this.from[slot] = w
+      w += to - from
+      this.to[slot] = w
+    }
+    this.arena = arena
+    this.used = w
+    this.garbage = 0
+  }
+}
+
+function grow(a: Uint32Array, size: number): Uint32Array {
+  const out = new Uint32Array(size)
+  out.set(a)
+  return out
 }
