@@ -95,7 +95,3 @@ export class SegmentedFiles<T> {
 export function segmentName(n: number): string {
   return `${String(n).padStart(6, '0')}.json`
 }
-
-export function approximateBytes(value: unknown): number {
-  return JSON.stringify(value).length
-}
