@@ -32,8 +32,8 @@ export interface MatchLimits {
 /**
  * One term's postings, [slot, tf, slot, tf, ...] in entries[0..size); removed documents'
  * entries are swept lazily. Typed arrays at 4 bytes a number, half of what an array of small
- * integers takes; a loaded index starts with views into one shared array, each copied into
- * its own (with room to grow) when its term is first added to.
+ * integers takes; a loaded index starts with views into one shared array, with some room to
+ * grow in place, each copied into its own array only once that room is used up.
  */
 interface Postings {
   id: number
@@ -238,10 +238,13 @@ export class InvertedIndex {
       if (t >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
       df[t]! += 1
     }
+    // Each term's region has an eighth more room than it needs, so the facts added after loading
+    // go in place: without it, the first add to each common term copies its postings out, and
+    // the shared array stays alive beside the copies for the sake of the rare terms.
     const start = new Uint32Array(terms.length + 1)
-    for (let t = 0; t < terms.length; t++) start[t + 1] = start[t]! + 2 * df[t]!
+    for (let t = 0; t < terms.length; t++) start[t + 1] = start[t]! + 2 * (df[t]! + Math.ceil(df[t]! / 8))
     const fill = start.slice(0, terms.length)
-    const entries = new Uint32Array(pairs.length)
+    const entries = new Uint32Array(start[terms.length]!)
     for (let slot = 0; slot < docs; slot++) {
       const from = offsets[slot]!
       const to = offsets[slot + 1]!
@@ -259,7 +262,7 @@ export class InvertedIndex {
     for (let t = 0; t < terms.length; t++) {
       const text = terms[t]!
       if (typeof text !== 'string' || index.dictionary.has(text)) throw new Error('bad term table: repeated terms')
-      const p: Postings = {id: t, text, entries: entries.subarray(start[t]!, start[t + 1]!), size: start[t + 1]! - start[t]!, df: df[t]!, dead: 0}
+      const p: Postings = {id: t, text, entries: entries.subarray(start[t]!, start[t + 1]!), size: 2 * df[t]!, df: df[t]!, dead: 0}
       index.byId.push(df[t] === 0 ? undefined : p)
       if (df[t] !== 0) index.dictionary.set(text, p)
     }
