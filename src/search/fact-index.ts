@@ -111,6 +111,8 @@ export class FactIndex {
   private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0)}
   private last = NONE
   private readonly acc = new Accumulator()
+  /** Final scores of one search's candidates, reused: a common word makes tens of thousands. */
+  private finalScores = new Float64Array(0)
   private readonly context = new Context()
 
   constructor(tuning: Partial<Tuning> = {}) {
@@ -195,7 +197,8 @@ export class FactIndex {
         ))
       }
 
-      const finalScore = new Float64Array(candidates.length)
+      if (this.finalScores.length < candidates.length) this.finalScores = new Float64Array(Math.max(candidates.length, this.finalScores.length * 2))
+      const finalScore = this.finalScores
       for (let i = 0; i < candidates.length; i++) finalScore[i] = round(finalOf(candidates[i]!))
       const order = topK(candidates.length, limit, (a, b) => this.ranksBefore(candidates[a]!, finalScore[a]!, candidates[b]!, finalScore[b]!))
       return order.map((i) => ({id: this.ids[candidates[i]!]!, score: finalScore[i]!}))
