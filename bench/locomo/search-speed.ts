@@ -3,8 +3,8 @@
  * `node --expose-gc --import tsx bench/locomo/search-speed.ts [facts=100000] [queries=2000] [jsonFacts=10000]`
  *
  * Measures: indexing time and heap, search latency (wall and CPU), the cost of one more add,
- * and, for a smaller index, loading a persisted index (JSON text -> FactIndex.fromJSON) against
- * rebuilding it from the facts.
+ * and, for a smaller index, loading a persisted index (the compact form the CLI saves,
+ * FactIndex.fromCompact, and the JSON form, FactIndex.fromJSON) against rebuilding it.
  *
  * Facts are 6-30 words drawn from a Zipf-distributed vocabulary of 50,000 made-up words mixed
  * with English stopwords, so a few terms are in most facts and most are rare, as in real text.
@@ -106,10 +106,14 @@ console.log(`1000 more adds into the full index: ${((performance.now() - t) / 10
   }
   const text = JSON.stringify(rebuild())
   const load = () => FactIndex.fromJSON(text)
+  const compact = rebuild().toCompact()
+  const byId = new Map(small.map((f) => [f.id, f]))
+  const loadCompact = () => FactIndex.fromCompact(compact, (id) => byId.get(id))
   for (let i = 0; i < 3; i++) {
     // warm up the JIT
     rebuild()
     load()
+    loadCompact()
   }
   const median = (f: () => unknown) => {
     const runs: number[] = []
@@ -123,6 +127,8 @@ console.log(`1000 more adds into the full index: ${((performance.now() - t) / 10
   }
   const rebuildMs = median(rebuild)
   const loadMs = median(load)
+  const compactMs = median(loadCompact)
   const same = JSON.stringify(load().search('what did we decide about ' + VOCAB[5], {limit: 10})) === JSON.stringify(rebuild().search('what did we decide about ' + VOCAB[5], {limit: 10}))
-  console.log(`${J} facts: rebuild ${rebuildMs.toFixed(1)} ms, load from JSON (${(text.length / 2 ** 20).toFixed(1)} MiB, parse included) ${loadMs.toFixed(1)} ms (CPU, median of 7); same results: ${same}`)
+  const sameCompact = JSON.stringify(loadCompact().search('what did we decide about ' + VOCAB[5], {limit: 10})) === JSON.stringify(rebuild().search('what did we decide about ' + VOCAB[5], {limit: 10}))
+  console.log(`${J} facts: rebuild ${rebuildMs.toFixed(1)} ms, load from JSON (${(text.length / 2 ** 20).toFixed(1)} MiB, parse included) ${loadMs.toFixed(1)} ms, load compact ${compactMs.toFixed(1)} ms (CPU, median of 7); same results: ${same}, ${sameCompact}`)
 }

@@ -1,6 +1,6 @@
 import {Context, type Links} from './context.js'
 import {Accumulator} from './accumulator.js'
-import {InvertedIndex, type Bm25} from './inverted-index.js'
+import {InvertedIndex, type Bm25, type CompactDocs} from './inverted-index.js'
 import {datesInQuery, inAnySpan} from './query-dates.js'
 import {endsWithQuestion} from './questions.js'
 import {topK} from './top-k.js'
@@ -90,7 +90,19 @@ export interface FactIndexJSON {
   terms: string[]
 }
 
+/**
+ * The compact saved form: live fact ids in insertion order and their analysed terms (see
+ * {@link CompactDocs}). Dates and tags are not in it: they are read from the facts on load.
+ */
+export interface CompactFactIndex extends CompactDocs {
+  ids: string[]
+}
+
+/** What loading a compact index needs to know of a fact it lists. */
+export type FactMeta = Pick<IndexedFact, 'created_at' | 'tags' | 'content'>
+
 const NONE = -1
+const NO_TAGS: string[] = []
 
 /**
  * Full-text index over one agent's live facts: BM25+ over stemmed words without stopwords,
@@ -105,11 +117,14 @@ export class FactIndex {
   private ids: (string | undefined)[] = []
   private createdAt: string[] = []
   private tagsOf: string[][] = []
+  private readonly tagSets = new Map<string, string[]>()
   private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
   private last = NONE
   /** Live facts that end with a question: while there are none, no fact lends more than `context`. */
   private asking = 0
   private readonly acc = new Accumulator()
+  /** Final scores of one search's candidates, reused: a common word makes tens of thousands. */
+  private finalScores = new Float64Array(0)
   private readonly context = new Context()
 
   constructor(tuning: Partial<Tuning> = {}) {
@@ -154,7 +169,7 @@ export class FactIndex {
     this.setAsks(slot, false)
     this.slotOf.delete(id)
     this.ids[slot] = undefined
-    this.tagsOf[slot] = []
+    this.tagsOf[slot] = NO_TAGS
   }
 
   search(query: string, options: SearchOptions): Hit[] {
@@ -201,7 +216,8 @@ export class FactIndex {
         ))
       }
 
-      const finalScore = new Float64Array(candidates.length)
+      if (this.finalScores.length < candidates.length) this.finalScores = new Float64Array(Math.max(candidates.length, this.finalScores.length * 2))
+      const finalScore = this.finalScores
       for (let i = 0; i < candidates.length; i++) finalScore[i] = round(finalOf(candidates[i]!))
       const order = topK(candidates.length, limit, (a, b) => this.ranksBefore(candidates[a]!, finalScore[a]!, candidates[b]!, finalScore[b]!))
       return order.map((i) => ({id: this.ids[candidates[i]!]!, score: finalScore[i]!}))
@@ -249,6 +265,37 @@ export class FactIndex {
     return out
   }
 
+  /** The index in {@link CompactFactIndex} form, for saving. */
+  toCompact(): CompactFactIndex {
+    const slots: number[] = []
+    for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
+    return {ids: slots.map((s) => this.ids[s]!), ...this.index.serializeCompact(slots)}
+  }
+
+  /**
+   * Loads what {@link toCompact} produced, taking each fact's date, tags and text from `metaOf`. A
+   * listed fact `metaOf` does not know (no longer live) is loaded undated and untagged: the
+   * caller is expected to remove it before searching.
+   */
+  static fromCompact(data: CompactFactIndex, metaOf: (id: string) => FactMeta | undefined, tuning: Partial<Tuning> = {}): FactIndex {
+    if (data.ids.length !== data.offsets.length - 1) throw new Error('FactIndex.fromCompact: ids and documents differ in number')
+    const out = new FactIndex(tuning)
+    try {
+      out.index = InvertedIndex.deserializeCompact(data)
+    } catch (error) {
+      throw new Error(`FactIndex.fromCompact: ${(error as Error).message}`)
+    }
+    out.ensureLinks(data.ids.length)
+    data.ids.forEach((id, slot) => {
+      if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromCompact: bad or repeated id ${JSON.stringify(id)}`)
+      const meta = metaOf(id)
+      out.place(slot, id, meta?.created_at ?? '', meta?.tags ?? [])
+      // Not saved: whether a fact asks is read from its text, like its date and tags.
+      out.setAsks(slot, meta !== undefined && endsWithQuestion(meta.content))
+    })
+    return out
+  }
+
   /** Appends `slot` at the end of the insertion order. */
   private place(slot: number, id: string, createdAt: string, tags: string[]): void {
     this.ensureLinks(slot + 1)
@@ -263,13 +310,28 @@ export class FactIndex {
 
   private setMeta(slot: number, createdAt: string, tags: string[]): void {
     this.createdAt[slot] = createdAt
-    this.tagsOf[slot] = [...tags]
+    this.tagsOf[slot] = this.tagSet(tags)
     this.links.times[slot] = Date.parse(createdAt)
   }
 
   private setAsks(slot: number, asks: boolean): void {
     this.asking += (asks ? 1 : 0) - this.links.asks[slot]!
     this.links.asks[slot] = asks ? 1 : 0
+  }
+
+  /**
+   * One shared copy per distinct list of tags: most facts repeat a few lists, and 100,000
+   * copies of the same two tags cost megabytes.
+   */
+  private tagSet(tags: readonly string[]): string[] {
+    if (tags.length === 0) return NO_TAGS
+    const key = JSON.stringify(tags)
+    let shared = this.tagSets.get(key)
+    if (shared === undefined) {
+      shared = [...tags]
+      this.tagSets.set(key, shared)
+    }
+    return shared
   }
 
   private first(): number {

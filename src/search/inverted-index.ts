@@ -29,15 +29,31 @@ export interface MatchLimits {
   accept: ((slot: number) => boolean) | undefined
 }
 
-/** One term's postings, [slot, tf, slot, tf, ...]; removed documents' entries are swept lazily. */
+/**
+ * One term's postings, [slot, tf, slot, tf, ...] in entries[0..size); removed documents'
+ * entries are swept lazily. Typed arrays at 4 bytes a number, half of what an array of small
+ * integers takes; a loaded index starts with views into one shared array, with some room to
+ * grow in place, each copied into its own array only once that room is used up.
+ */
 interface Postings {
   id: number
   text: string
-  entries: number[]
+  entries: Uint32Array
+  size: number
   /** Live documents holding the term. */
   df: number
   /** Entries of removed documents not yet swept out. */
   dead: number
+}
+
+/**
+ * The documents of an index in a form that loads without tokenising or building objects per
+ * document: document i holds pairs[offsets[i]..offsets[i+1]) = [term index, tf, ...] into `terms`.
+ */
+export interface CompactDocs {
+  terms: string[]
+  offsets: Uint32Array
+  pairs: Uint32Array
 }
 
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
@@ -52,18 +68,23 @@ interface Reach {
  * MiniSearch scores it, but over flat number arrays. MiniSearch builds an object per matching
  * document and sorts them all, which takes ~200 ms when a common word (a user's name) is in
  * half of 100,000 facts; here scoring is a loop over numbers and the caller keeps the best few.
- * The term dictionary is MiniSearch's radix tree, for its prefix and fuzzy lookups.
+ * Exact lookups go through a Map; MiniSearch's radix tree, for prefix and fuzzy lookups, is
+ * built on the first query that needs one (from the sorted terms, in one pass) and then kept
+ * up to date, so loading an index builds no tree.
  */
 export class InvertedIndex {
-  private readonly dictionary = new SearchableMap<Postings>()
+  private readonly dictionary = new Map<string, Postings>()
+  private radix?: SearchableMap<Postings>
   private readonly byId: (Postings | undefined)[] = []
-  /** Per slot: the document's distinct terms and counts, [termId, tf, termId, tf, ...]. */
-  private readonly docTerms: (Uint32Array | undefined)[] = []
+  private docs = new DocTerms()
   private lengths = new Uint32Array(0)
   private live = 0
   private totalLength = 0
   /** Terms of the last match that only added to documents already found (see match). */
   private late = new Map<number, Reach[]>()
+  /** Per query term of the last match, the scoreUnseen call that last counted it. */
+  private termStamp = new Float64Array(0)
+  private unseenStamp = 0
   private lastNorm = {k: 1.2, b: 0.7, d: 0.5, avgLength: 1}
 
   get documentCount(): number {
@@ -74,28 +95,32 @@ export class InvertedIndex {
   add(slot: number, terms: readonly string[]): void {
     const counts = new Map<string, number>()
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1)
-    const pairs = new Uint32Array(counts.size * 2)
-    let i = 0
+    let i = this.docs.reserve(counts.size * 2)
+    const from = i
     for (const [text, tf] of counts) {
       const p = this.postingsFor(text)
-      p.entries.push(slot, tf)
+      push(p, slot, tf)
       p.df += 1
-      pairs[i++] = p.id
-      pairs[i++] = tf
+      this.docs.arena[i++] = p.id
+      this.docs.arena[i++] = tf
     }
-    this.attach(slot, pairs, terms.length)
+    this.attach(slot, from, i, terms.length)
   }
 
   remove(slot: number): void {
-    const pairs = this.docTerms[slot]
-    if (!pairs) return
-    this.docTerms[slot] = undefined
-    for (let i = 0; i < pairs.length; i += 2) {
+    const docs = this.docs
+    if (!docs.has(slot)) return
+    // Gone before the sweeps below look, so they drop its entries too; its pairs stay readable.
+    docs.remove(slot)
+    const pairs = docs.arena
+    const end = docs.to[slot]!
+    for (let i = docs.from[slot]!; i < end; i += 2) {
       const p = this.byId[pairs[i]!]!
       p.df -= 1
       p.dead += 1
       if (p.df === 0) {
         this.dictionary.delete(p.text)
+        this.radix?.delete(p.text)
         this.byId[p.id] = undefined
       } else if (p.dead > p.df) {
         this.sweep(p)
@@ -113,10 +138,11 @@ export class InvertedIndex {
   serialize(slots: readonly number[]): {terms: string[]; docs: number[][]} {
     const tableIndex = new Map<number, number>()
     const terms: string[] = []
+    const {arena: pairs, from, to} = this.docs
     const docs = slots.map((slot) => {
-      const pairs = this.docTerms[slot] ?? new Uint32Array(0)
       const out: number[] = []
-      for (let i = 0; i < pairs.length; i += 2) {
+      if (!this.docs.has(slot)) return out
+      for (let i = from[slot]!; i < to[slot]!; i += 2) {
         const id = pairs[i]!
         let t = tableIndex.get(id)
         if (t === undefined) {
@@ -136,7 +162,7 @@ export class InvertedIndex {
     const index = new InvertedIndex()
     const table = data.terms.map((text) => {
       if (typeof text !== 'string') throw new Error('bad term table')
-      const p: Postings = {id: index.byId.length, text, entries: [], df: 0, dead: 0}
+      const p: Postings = {id: index.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
       index.byId.push(p)
       index.dictionary.set(text, p)
       return p
@@ -144,24 +170,104 @@ export class InvertedIndex {
     if (index.dictionary.size !== table.length) throw new Error('bad term table: repeated terms')
     data.docs.forEach((doc, slot) => {
       if (!Array.isArray(doc) || doc.length % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
-      const pairs = new Uint32Array(doc.length)
+      const from = index.docs.reserve(doc.length)
+      const pairs = index.docs.arena
       let length = 0
       for (let i = 0; i < doc.length; i += 2) {
         const p = table[doc[i] as number]
         const tf = doc[i + 1]
         if (p === undefined || typeof tf !== 'number' || !Number.isInteger(tf) || tf < 1) throw new Error(`bad terms for fact ${slot}`)
-        p.entries.push(slot, tf)
+        push(p, slot, tf)
         p.df += 1
-        pairs[i] = p.id
-        pairs[i + 1] = tf
+        pairs[from + i] = p.id
+        pairs[from + i + 1] = tf
         length += tf
       }
-      index.attach(slot, pairs, length)
+      index.attach(slot, from, from + doc.length, length)
     })
     for (const p of table) {
       if (p.df > 0) continue
       index.dictionary.delete(p.text)
       index.byId[p.id] = undefined
+    }
+    return index
+  }
+
+  /** The documents in `slots` as {@link CompactDocs}; terms no listed document holds are left out. */
+  serializeCompact(slots: readonly number[]): CompactDocs {
+    const tableIndex = new Int32Array(this.byId.length).fill(-1)
+    const terms: string[] = []
+    const offsets = new Uint32Array(slots.length + 1)
+    let total = 0
+    const {arena: doc, from, to} = this.docs
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!
+      if (this.docs.has(slot)) total += to[slot]! - from[slot]!
+      offsets[i + 1] = total
+    }
+    const pairs = new Uint32Array(total)
+    let w = 0
+    for (const slot of slots) {
+      if (!this.docs.has(slot)) continue
+      for (let i = from[slot]!; i < to[slot]!; i += 2) {
+        const id = doc[i]!
+        let t = tableIndex[id]!
+        if (t === -1) {
+          t = terms.length
+          terms.push(this.byId[id]!.text)
+          tableIndex[id] = t
+        }
+        pairs[w++] = t
+        pairs[w++] = doc[i + 1]!
+      }
+    }
+    return {terms, offsets, pairs}
+  }
+
+  /**
+   * Rebuilds an index from {@link serializeCompact} output; document i gets slot i. The
+   * documents' pairs are used in place, and the postings are one array counted out in two
+   * passes, so loading allocates a few large arrays instead of an object per document.
+   */
+  static deserializeCompact(data: CompactDocs): InvertedIndex {
+    const {terms, offsets, pairs} = data
+    const docs = offsets.length - 1
+    if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length) throw new Error('bad document offsets')
+    const index = new InvertedIndex()
+    index.docs = DocTerms.over(pairs)
+    const df = new Uint32Array(terms.length)
+    for (let i = 0; i < pairs.length; i += 2) {
+      const t = pairs[i]!
+      if (t >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
+      df[t]! += 1
+    }
+    // Each term's region has an eighth more room than it needs, so the facts added after loading
+    // go in place: without it, the first add to each common term copies its postings out, and
+    // the shared array stays alive beside the copies for the sake of the rare terms.
+    const start = new Uint32Array(terms.length + 1)
+    for (let t = 0; t < terms.length; t++) start[t + 1] = start[t]! + 2 * (df[t]! + Math.ceil(df[t]! / 8))
+    const fill = start.slice(0, terms.length)
+    const entries = new Uint32Array(start[terms.length]!)
+    for (let slot = 0; slot < docs; slot++) {
+      const from = offsets[slot]!
+      const to = offsets[slot + 1]!
+      if (to < from || (to - from) % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
+      let length = 0
+      for (let i = from; i < to; i += 2) {
+        const t = pairs[i]!
+        const tf = pairs[i + 1]!
+        entries[fill[t]!++] = slot
+        entries[fill[t]!++] = tf
+        length += tf
+      }
+      index.attach(slot, from, to, length)
+    }
+    for (let t = 0; t < terms.length; t++) {
+      const text = terms[t]!
+      if (typeof text !== 'string' || index.dictionary.has(text)) throw new Error('bad term table: repeated terms')
+      const p: Postings = {id: t, text, entries: entries.subarray(start[t]!, start[t + 1]!), size: 2 * df[t]!, df: df[t]!, dead: 0}
+      index.byId.push(df[t] === 0 ? undefined : p)
+      if (df[t] !== 0) index.dictionary.set(text, p)
     }
     return index
   }
@@ -178,6 +284,7 @@ export class InvertedIndex {
    */
   match(queryTerms: readonly string[], options: MatchOptions, acc: Accumulator, limits: MatchLimits): void {
     this.late = new Map()
+    if (this.termStamp.length < queryTerms.length) this.termStamp = new Float64Array(queryTerms.length)
     if (this.live === 0) return
     const {k, b, d} = options.bm25
     const avgLength = this.totalLength / this.live || 1
@@ -226,19 +333,25 @@ export class InvertedIndex {
    * terms taken late; 0 if it holds none of them.
    */
   scoreUnseen(slot: number): number {
-    const pairs = this.docTerms[slot]
-    if (!pairs || this.late.size === 0) return 0
+    if (!this.docs.has(slot) || this.late.size === 0) return 0
+    const pairs = this.docs.arena
     let sum = 0
-    const matched = new Set<number>()
-    for (let i = 0; i < pairs.length; i += 2) {
+    // Distinct query terms matched, counted with a stamp per term instead of a Set per call:
+    // context scores thousands of facts this way in one search.
+    const stamp = ++this.unseenStamp
+    let matched = 0
+    for (let i = this.docs.from[slot]!, end = this.docs.to[slot]!; i < end; i += 2) {
       const reaches = this.late.get(pairs[i]!)
       if (reaches === undefined) continue
       for (const r of reaches) {
         sum += r.weight * this.tfPart(slot, pairs[i + 1]!)
-        matched.add(r.q)
+        if (this.termStamp[r.q] !== stamp) {
+          this.termStamp[r.q] = stamp
+          matched++
+        }
       }
     }
-    return sum * matched.size
+    return sum * matched
   }
 
   /** The postings a query term reaches (exact, then prefix and fuzzy variants), with their weights. */
@@ -248,14 +361,14 @@ export class InvertedIndex {
     if (exact) found.push([exact, 1])
     const seen = new Set<string>([term])
     if (options.prefixMinLength > 0 && term.length >= options.prefixMinLength) {
-      for (const [other, p] of this.dictionary.atPrefix(term)) {
+      for (const [other, p] of this.tree().atPrefix(term)) {
         if (seen.has(other)) continue
         seen.add(other)
         found.push([p, (options.weights.prefix * other.length) / (other.length + 0.3 * (other.length - term.length))])
       }
     }
     if (options.fuzzyMinLength > 0 && term.length >= options.fuzzyMinLength) {
-      for (const [other, [p, distance]] of this.dictionary.fuzzyGet(term, 1)) {
+      for (const [other, [p, distance]] of this.tree().fuzzyGet(term, 1)) {
         if (seen.has(other)) continue
         seen.add(other)
         found.push([p, (options.weights.fuzzy * other.length) / (other.length + distance)])
@@ -276,7 +389,7 @@ export class InvertedIndex {
 
   private scan(r: Reach, acc: Accumulator, accept: ((slot: number) => boolean) | undefined): void {
     const e = r.p.entries
-    for (let i = 0; i < e.length; i += 2) {
+    for (let i = 0, n = r.p.size; i < n; i += 2) {
       const slot = e[i]!
       if (accept !== undefined && !acc.has(slot) && !accept(slot)) continue
       acc.credit(slot, r.q, r.weight * this.tfPart(slot, e[i + 1]!))
@@ -286,7 +399,7 @@ export class InvertedIndex {
   /** Late term, many postings: walk them, crediting only documents already found. */
   private scanFound(r: Reach, acc: Accumulator): void {
     const e = r.p.entries
-    for (let i = 0; i < e.length; i += 2) {
+    for (let i = 0, n = r.p.size; i < n; i += 2) {
       const slot = e[i]!
       if (acc.has(slot)) acc.credit(slot, r.q, r.weight * this.tfPart(slot, e[i + 1]!))
     }
@@ -297,41 +410,53 @@ export class InvertedIndex {
     const found = acc.touched
     for (let i = 0, n = found.length; i < n; i++) {
       const slot = found[i]!
-      const tf = tfIn(this.docTerms[slot]!, r.p.id)
+      const tf = this.docs.tf(slot, r.p.id)
       if (tf > 0) acc.credit(slot, r.q, r.weight * this.tfPart(slot, tf))
     }
   }
 
+  /** The radix tree over the terms, for prefix and fuzzy lookups; built when first needed. */
+  private tree(): SearchableMap<Postings> {
+    if (!this.radix) {
+      const terms = [...this.dictionary.keys()].sort()
+      this.radix = new SearchableMap<Postings>(radixTree(terms, (term) => this.dictionary.get(term)!))
+    }
+    return this.radix
+  }
+
   /** Drops entries of removed documents. Amortised: after many removals, or before scoring. */
   private sweep(p: Postings): void {
+    // In place: a loaded term's view is its own part of the shared array.
     const e = p.entries
     let w = 0
-    for (let r = 0; r < e.length; r += 2) {
-      if (this.docTerms[e[r]!] === undefined) continue
+    for (let r = 0; r < p.size; r += 2) {
+      if (!this.docs.has(e[r]!)) continue
       e[w++] = e[r]!
       e[w++] = e[r + 1]!
     }
-    e.length = w
+    p.size = w
     p.dead = 0
   }
 
   private postingsFor(text: string): Postings {
     let p = this.dictionary.get(text)
     if (!p) {
-      p = {id: this.byId.length, text, entries: [], df: 0, dead: 0}
+      p = {id: this.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
       this.byId.push(p)
       this.dictionary.set(text, p)
+      this.radix?.set(text, p)
     }
     return p
   }
 
-  private attach(slot: number, pairs: Uint32Array, length: number): void {
+  /** Makes `slot` live with the pairs in docs.arena[from..to) and `length` terms in all. */
+  private attach(slot: number, from: number, to: number, length: number): void {
     if (slot >= this.lengths.length) {
       const grown = new Uint32Array(Math.max(slot + 1, this.lengths.length * 2, 1024))
       grown.set(this.lengths)
       this.lengths = grown
     }
-    this.docTerms[slot] = pairs
+    this.docs.attach(slot, from, to)
     this.lengths[slot] = length
     this.live += 1
     this.totalLength += length
@@ -349,7 +474,133 @@ function wantthBestSoFar(acc: Accumulator, want: number): number {
   return mthLargest(sample, want, (j) => acc.scores[found[j]!]! * acc.matched[found[j]!]!)
 }
 
-function tfIn(pairs: Uint32Array, termId: number): number {
-  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === termId) return pairs[i + 1]!
-  return 0
+const EMPTY = new Uint32Array(0)
+
+/** Appends one document to a term's postings, growing them by half when full. */
+function push(p: Postings, slot: number, tf: number): void {
+  if (p.size + 2 > p.entries.length) {
+    const grown = new Uint32Array(Math.max(8, Math.ceil((p.size + 2) * 1.5)))
+    grown.set(p.entries.subarray(0, p.size))
+    p.entries = grown
+  }
+  p.entries[p.size++] = slot
+  p.entries[p.size++] = tf
+}
+
+type Radix<T> = Map<string, T | Radix<T>>
+
+/**
+ * MiniSearch's radix tree (a Map per node, edges labelled with the rest of the key's shared
+ * part, the value under the empty key) built from `sorted` unique keys in one pass: the same
+ * tree `set` would build key by key, in a fraction of the time.
+ */
+function radixTree<T>(sorted: readonly string[], valueOf: (key: string) => T): ConstructorParameters<typeof SearchableMap<T>>[0] {
+  const node = (lo: number, hi: number, depth: number): Radix<T> => {
+    const out: Radix<T> = new Map()
+    let i = lo
+    if (sorted[i]!.length === depth) out.set('', valueOf(sorted[i++]!))
+    while (i < hi) {
+      const first = sorted[i]!
+      const c = first[depth]
+      let j = i + 1
+      while (j < hi && sorted[j]![depth] === c) j++
+      const last = sorted[j - 1]!
+      let end = depth + 1
+      const max = Math.min(first.length, last.length)
+      while (end < max && first[end] === last[end]) end++
+      out.set(first.slice(depth, end), node(i, j, end))
+      i = j
+    }
+    return out
+  }
+  // The tree's node type is internal to MiniSearch; its constructor takes one as is.
+  return (sorted.length === 0 ? new Map() : node(0, sorted.length, 0)) as ConstructorParameters<typeof SearchableMap<T>>[0]
+}
+
+/**
+ * Every document's distinct terms and counts, [termId, tf, ...], in arena[from[slot]..to[slot]):
+ * one growing array instead of a typed array per document, which at 100,000 facts saves
+ * megabytes of array headers and as many objects for the garbage collector to trace. Space
+ * left by removed or re-indexed documents is reclaimed by compacting once it is half the arena.
+ */
+class DocTerms {
+  arena: Uint32Array = new Uint32Array(0)
+  from: Uint32Array = new Uint32Array(0)
+  to: Uint32Array = new Uint32Array(0)
+  private alive = new Uint8Array(0)
+  private used = 0
+  private garbage = 0
+
+  /** Documents whose pairs are `pairs` (slot ranges given by attach), used in place. */
+  static over(pairs: Uint32Array): DocTerms {
+    const docs = new DocTerms()
+    docs.arena = pairs
+    docs.used = pairs.length
+    return docs
+  }
+
+  has(slot: number): boolean {
+    return this.alive[slot] === 1
+  }
+
+  /** Room for `count` more numbers at the end of the arena; returns where they go. */
+  reserve(count: number): number {
+    if (this.garbage > 1024 && this.garbage * 2 > this.used) this.compact()
+    if (this.used + count > this.arena.length) {
+      const grown = new Uint32Array(Math.max(1024, Math.ceil((this.used + count) * 1.5)))
+      grown.set(this.arena.subarray(0, this.used))
+      this.arena = grown
+    }
+    const at = this.used
+    this.used += count
+    return at
+  }
+
+  attach(slot: number, from: number, to: number): void {
+    if (slot >= this.from.length) {
+      const size = Math.max(slot + 1, this.from.length * 2, 1024)
+      this.from = grow(this.from, size)
+      this.to = grow(this.to, size)
+      const alive = new Uint8Array(size)
+      alive.set(this.alive)
+      this.alive = alive
+    }
+    this.from[slot] = from
+    this.to[slot] = to
+    this.alive[slot] = 1
+  }
+
+  remove(slot: number): void {
+    this.garbage += this.to[slot]! - this.from[slot]!
+    this.alive[slot] = 0
+  }
+
+  tf(slot: number, termId: number): number {
+    const a = this.arena
+    for (let i = this.from[slot]!, end = this.to[slot]!; i < end; i += 2) if (a[i] === termId) return a[i + 1]!
+    return 0
+  }
+
+  private compact(): void {
+    const arena = new Uint32Array(Math.max(1024, Math.ceil((this.used - this.garbage) * 1.5)))
+    let w = 0
+    for (let slot = 0; slot < this.alive.length; slot++) {
+      if (this.alive[slot] !== 1) continue
+      const from = this.from[slot]!
+      const to = this.to[slot]!
+      arena.set(this.arena.subarray(from, to), w)
+      this.from[slot] = w
+      w += to - from
+      this.to[slot] = w
+    }
+    this.arena = arena
+    this.used = w
+    this.garbage = 0
+  }
+}
+
+function grow(a: Uint32Array, size: number): Uint32Array {
+  const out = new Uint32Array(size)
+  out.set(a)
+  return out
 }

@@ -82,12 +82,20 @@ class AgentFiles {
     const {ids, index} = this
     if (!ids && !index) return
     for (const {name, before, after} of changes) {
+      // Records this process kept as they were (the head of a segment it appended to) are the
+      // same objects before and after, and already in both views: skipping them keeps an
+      // append from re-keying a thousand entries of a 100,000-entry map.
+      let same = 0
+      while (same < before.length && same < after.length && before[same] === after[same]) same++
+      if (same === before.length && same === after.length) continue
       const liveAfter = new Set(after.filter(isLive).map((f) => f.id))
-      for (const fact of before) {
+      for (let i = same; i < before.length; i++) {
+        const fact = before[i]!
         if (index && isLive(fact) && !liveAfter.has(fact.id)) index.remove(fact.id)
         if (ids?.get(fact.id)?.segment === name) ids.delete(fact.id)
       }
-      for (const fact of after) {
+      for (let i = same; i < after.length; i++) {
+        const fact = after[i]!
         ids?.set(fact.id, {fact, segment: name})
         if (index && isLive(fact) && !index.has(fact.id)) index.add(fact)
       }

@@ -1,8 +1,10 @@
-import {mkdirSync, readFileSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {endianness} from 'node:os'
 import {join} from 'node:path'
 
-import type {FactIndex as FactIndexClass, FactIndexJSON} from '../search/fact-index.js'
-import {DIR_MODE, writeFileDurably} from './durable-file.js'
+import type {CompactFactIndex, FactIndex as FactIndexClass} from '../search/fact-index.js'
+import {DIR_MODE, FILE_MODE} from './durable-file.js'
 import {isLive, type FactRecord} from './records.js'
 
 /**
@@ -23,14 +25,34 @@ declare const MEM_SEARCH_SIGNATURE: string | undefined
 const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'string' ? MEM_SEARCH_SIGNATURE : undefined
 
 const FORMAT = 'mem.search-index'
+/** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
+const VERSION = 3
 
-interface SavedIndex {
+/**
+ * The file: one line of JSON (this header), then the ids and the terms as UTF-8 text, one per
+ * line, zero-padded to a multiple of 4 bytes, then the document offsets and term pairs as
+ * 32-bit integers in the byte order the header names. Loading is a read, two splits and two
+ * typed-array views: no JSON parse of the index and no object per fact.
+ */
+interface Header {
   format: typeof FORMAT
+  version: typeof VERSION
   signature: string
-  index: FactIndexJSON
+  endian: 'LE' | 'BE'
+  /** Byte lengths of the id and term texts, and counts of ids, terms and pair integers. */
+  idBytes: number
+  termBytes: number
+  ids: number
+  terms: number
+  pairs: number
 }
 
 export function searchCachePath(agentDir: string): string {
+  return join(agentDir, 'cache', 'search-index.bin')
+}
+
+/** Where the JSON index of earlier versions was saved; removed when the new one is. */
+function legacyCachePath(agentDir: string): string {
   return join(agentDir, 'cache', 'search-index.json')
 }
 
@@ -58,11 +80,9 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: rea
   const saved = SIGNATURE === undefined ? undefined : readSaved(agentDir)
   if (saved) {
     try {
-      const index = FactIndex.fromJSON(saved.index)
-      // The ids are read from the saved form; if its shape ever changes, this check sends it to a rebuild.
-      const indexed = saved.index.facts.map((f) => (Array.isArray(f) ? f[0] : undefined))
-      const usable = indexed.length === index.size && indexed.every((id) => typeof id === 'string' && index.has(id))
-      const changed = usable ? reconcile(index, indexed as string[], facts) : undefined
+      const live = liveFacts(facts)
+      const index = FactIndex.fromCompact(saved, (id) => live.get(id))
+      const changed = index.size === saved.ids.length ? reconcile(index, saved.ids, live) : undefined
       if (changed !== undefined) return {index, changed, rebuilt: false}
     } catch {
       // An index that does not load is rebuilt below, like a missing one.
@@ -83,9 +103,7 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: rea
  * Returns the number of changes, or undefined when the missing facts are not all newer than
  * the indexed ones: appending them would put them out of order (the ranking uses the order).
  */
-function reconcile(index: FactIndexClass, indexed: string[], facts: readonly FactRecord[]): number | undefined {
-  const live = new Map<string, FactRecord>()
-  for (const fact of facts) if (isLive(fact)) live.set(fact.id, fact)
+function reconcile(index: FactIndexClass, indexed: string[], live: Map<string, FactRecord>): number | undefined {
   let changed = 0
   for (const id of indexed) {
     if (!live.has(id)) {
@@ -106,14 +124,74 @@ function reconcile(index: FactIndexClass, indexed: string[], facts: readonly Fac
   return changed
 }
 
-function readSaved(agentDir: string): SavedIndex | undefined {
+function liveFacts(facts: readonly FactRecord[]): Map<string, FactRecord> {
+  const live = new Map<string, FactRecord>()
+  for (const fact of facts) if (isLive(fact)) live.set(fact.id, fact)
+  return live
+}
+
+const LITTLE_ENDIAN = endianness() === 'LE'
+
+/** The saved index if it is whole, of this version and from this build; undefined otherwise. */
+function readSaved(agentDir: string): CompactFactIndex | undefined {
   try {
-    const saved = JSON.parse(readFileSync(searchCachePath(agentDir), 'utf8')) as SavedIndex
-    if (saved?.format !== FORMAT || saved.signature !== SIGNATURE || !Array.isArray(saved.index?.facts)) return undefined
-    return saved
+    const file = readFileSync(searchCachePath(agentDir))
+    const eol = file.indexOf(10)
+    if (eol < 0) return undefined
+    const h = JSON.parse(file.toString('utf8', 0, eol)) as Header
+    if (h?.format !== FORMAT || h.version !== VERSION || h.signature !== SIGNATURE || h.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return undefined
+    const counts = [h.idBytes, h.termBytes, h.ids, h.terms, h.pairs]
+    if (!counts.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
+    const textStart = eol + 1
+    const termStart = textStart + h.idBytes
+    const numbersStart = align4(termStart + h.termBytes)
+    const pairsStart = numbersStart + 4 * (h.ids + 1)
+    if (file.length !== pairsStart + 4 * h.pairs) return undefined
+    const ids = lines(file.toString('utf8', textStart, termStart))
+    const terms = lines(file.toString('utf8', termStart, termStart + h.termBytes))
+    if (ids.length !== h.ids || terms.length !== h.terms) return undefined
+    return {ids, terms, offsets: uint32s(file, numbersStart, h.ids + 1), pairs: uint32s(file, pairsStart, h.pairs)}
   } catch {
     return undefined
   }
+}
+
+function lines(text: string): string[] {
+  return text === '' ? [] : text.split('\n')
+}
+
+function align4(n: number): number {
+  return (n + 3) & ~3
+}
+
+/** A view when the bytes are aligned (a file's own buffer always is), a copy otherwise. */
+function uint32s(file: Buffer, start: number, count: number): Uint32Array {
+  const at = file.byteOffset + start
+  if (at % 4 === 0) return new Uint32Array(file.buffer, at, count)
+  return new Uint32Array(file.buffer.slice(at, at + 4 * count))
+}
+
+function encode(data: CompactFactIndex): Buffer | undefined {
+  // One per line: an id or term holding a line break cannot be saved (none should).
+  if (data.ids.some((id) => id.includes('\n')) || data.terms.some((t) => t.includes('\n'))) return undefined
+  const idText = Buffer.from(data.ids.join('\n'), 'utf8')
+  const termText = Buffer.from(data.terms.join('\n'), 'utf8')
+  const header: Header = {
+    format: FORMAT,
+    version: VERSION,
+    signature: SIGNATURE!,
+    endian: LITTLE_ENDIAN ? 'LE' : 'BE',
+    idBytes: idText.length,
+    termBytes: termText.length,
+    ids: data.ids.length,
+    terms: data.terms.length,
+    pairs: data.pairs.length,
+  }
+  const head = Buffer.from(`${JSON.stringify(header)}\n`, 'utf8')
+  const textEnd = head.length + idText.length + termText.length
+  const padding = Buffer.alloc(align4(textEnd) - textEnd)
+  const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+  return Buffer.concat([head, idText, termText, padding, bytes(data.offsets), bytes(data.pairs)])
 }
 
 /**
@@ -125,9 +203,18 @@ function readSaved(agentDir: string): SavedIndex | undefined {
 export function saveIndex(agentDir: string, index: FactIndexClass): void {
   if (SIGNATURE === undefined) return
   try {
+    const encoded = encode(index.toCompact())
+    if (!encoded) return
     mkdirSync(join(agentDir, 'cache'), {recursive: true, mode: DIR_MODE})
-    const saved: SavedIndex = {format: FORMAT, signature: SIGNATURE, index: index.toJSON()}
-    writeFileDurably(searchCachePath(agentDir), JSON.stringify(saved), {durable: false, backup: false})
+    const path = searchCachePath(agentDir)
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+    try {
+      writeFileSync(tmp, encoded, {mode: FILE_MODE, flag: 'wx'})
+      renameSync(tmp, path)
+    } finally {
+      rmSync(tmp, {force: true})
+    }
+    rmSync(legacyCachePath(agentDir), {force: true})
   } catch {
     // A cache that cannot be saved (full disk, read-only folder) only costs the next process a rebuild; the search goes on.
   }

@@ -218,6 +218,20 @@ describe('FactIndex context and dates', () => {
 describe('FactIndex serialisation', () => {
   const queries = ['Caroline', 'adoption agencies', 'the user', 'dance Friday', 'turtles morning', 'store', 'what is it', 'coffee']
 
+  it('toCompact/fromCompact keeps the reply rule: whether a fact asks is read back from its text', () => {
+    const facts = [
+      {id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'},
+      {id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'},
+      {id: 'U', content: 'The printer is broken again.', tags: [], created_at: '2024-01-01T01:03:00.000Z'},
+    ]
+    const index = new FactIndex()
+    for (const f of facts) index.add(f)
+    const meta = new Map(facts.map((f) => [f.id, f]))
+    const loaded = FactIndex.fromCompact(index.toCompact(), (id) => meta.get(id))
+    assert.deepEqual(loaded.search('coffee store', {limit: 3}), index.search('coffee store', {limit: 3}))
+    assert.deepEqual(loaded.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
+  })
+
   it('toJSON/fromJSON round-trips to identical results, as an object or as JSON text', () => {
     const index = indexOf(FACTS)
     index.remove('F0003')

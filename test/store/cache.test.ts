@@ -129,18 +129,72 @@ describe('saved search index', function () {
     assert.deepEqual(fromSaved, first)
   })
 
+  /** The saved file's header line and the bytes after it. */
+  const readSaved = (): {header: Record<string, unknown>; body: Buffer} => {
+    const file = readFileSync(cachePath())
+    const eol = file.indexOf(10)
+    return {header: JSON.parse(file.toString('utf8', 0, eol)) as Record<string, unknown>, body: file.subarray(eol + 1)}
+  }
+  const writeSaved = (header: Record<string, unknown>, body: Buffer): void => writeFileSync(cachePath(), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]))
+
   it('is rebuilt when missing, unreadable or from another format', () => {
     add(home, 'the gazebo paint is sage green')
     add(home, 'the fence paint is white')
     const expected = search(home, 'paint')
     assert.equal(expected.count, 2)
+    const {header, body} = readSaved()
+    assert.equal(header.format, 'mem.search-index')
+    assert.equal(header.version, 3)
 
-    for (const bad of ['', '{"format": "mem.search-index", "signature"', '[1,2,3]', '{"format":"mem.search-index","signature":"other","index":{"version":1,"facts":[],"mini":{}}}']) {
-      writeFileSync(cachePath(), bad)
+    const bad: Buffer[] = [
+      Buffer.from(''),
+      Buffer.from('{"format": "mem.search-index", "signature"'),
+      Buffer.from('[1,2,3]\n'),
+      Buffer.from(JSON.stringify({format: 'mem.search-index', signature: header.signature, index: {version: 2, facts: [], terms: []}})),
+      // Cut short, or one integer longer than the header says.
+      Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body.subarray(0, body.length - 4)]),
+      Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body, Buffer.alloc(4)]),
+    ]
+    for (const bytes of bad) {
+      writeFileSync(cachePath(), bytes)
       assert.deepEqual(search(home, 'paint'), expected)
+      assert.deepEqual(readSaved(), {header, body}, 'a usable index was saved again')
     }
-    const saved = JSON.parse(readFileSync(cachePath(), 'utf8')) as {format: string}
-    assert.equal(saved.format, 'mem.search-index', 'a usable index was saved again')
+    // Another version, another build of the ranking code, the other byte order: never read.
+    for (const changed of [{version: 2}, {version: 4}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
+      writeSaved({...header, ...changed}, body)
+      assert.deepEqual(search(home, 'paint'), expected)
+      assert.deepEqual(readSaved(), {header, body}, `rebuilt after ${JSON.stringify(changed)}`)
+    }
+  })
+
+  it('is rebuilt when its numbers do not describe an index: a term out of range, a count of zero', () => {
+    add(home, 'the heron nests by the weir')
+    add(home, 'the heron left in autumn')
+    const expected = search(home, 'heron')
+    const {header, body} = readSaved()
+    const pairsAt = body.length - 4 * (header.pairs as number)
+    for (const value of [0xffffffff, 0]) {
+      const broken = Buffer.from(body)
+      // The first pair: term index, then count. A term past the table, then a count of zero.
+      broken.writeUInt32LE(value, value === 0 ? pairsAt + 4 : pairsAt)
+      writeSaved(header, broken)
+      assert.deepEqual(search(home, 'heron'), expected)
+      assert.deepEqual(readSaved(), {header, body})
+    }
+  })
+
+  it('replaces the JSON index earlier versions saved', () => {
+    add(home, 'the kayak is blue')
+    const legacy = join(agentDir(home, 'default'), 'cache', 'search-index.json')
+    search(home, 'kayak')
+    writeFileSync(legacy, '{"format":"mem.search-index","signature":"old","index":{"version":2,"facts":[],"terms":[]}}')
+    add(home, 'the second kayak is red')
+    // A full rebuild saves anew, and the old file goes with it.
+    writeFileSync(cachePath(), '')
+    assert.equal(search(home, 'kayak').count, 2)
+    assert.equal(existsSync(legacy), false)
+    assert.equal(readSaved().header.version, 3)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {
@@ -154,12 +208,12 @@ describe('saved search index', function () {
     const a = add(home, 'the canoe is stored at the boathouse')
     const b = add(home, 'the canoe paddles are in the shed')
     search(home, 'canoe')
-    const saved = readFileSync(cachePath(), 'utf8')
+    const saved = readFileSync(cachePath())
 
     add(home, 'the canoe needs new varnish')
     assert.equal(mem(home, ['reflect', 'delete', '--fact', a]).code, 0)
     assert.equal(mem(home, ['reflect', 'update', '--fact', b, '--content', 'the canoe paddles are in the garage']).code, 0)
-    assert.equal(readFileSync(cachePath(), 'utf8'), saved, 'writes leave the saved index alone')
+    assert.deepEqual(readFileSync(cachePath()), saved, 'writes leave the saved index alone')
 
     assert.deepEqual(contents(search(home, 'canoe')), ['the canoe needs new varnish', 'the canoe paddles are in the garage'])
   })
