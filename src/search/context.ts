@@ -53,6 +53,8 @@ export class Context {
   private lentTo: number[] = []
   /** Scores of facts the index skipped, computed here on demand. */
   private extraOwn = new Map<number, number>()
+  /** Per-slot flags for one search (lender, candidate, late lender), cleared before rank returns. */
+  private marks = new Uint8Array(0)
   private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
   private options: ContextOptions = {share: 0, replyShare: 0, reach: 0, windowMs: 0, accept: undefined}
 
@@ -67,6 +69,7 @@ export class Context {
     // The largest share any fact lends: the bounds below hold for every loan.
     const share = Math.max(this.options.share, this.options.replyShare)
     if (this.loan.length < own.length) this.loan = new Float64Array(own.length)
+    if (this.marks.length < own.length) this.marks = new Uint8Array(own.length)
     const ownOf = (slot: number) => (own[slot]! > 0 ? own[slot]! : (this.extraOwn.get(slot) ?? 0))
     const finalOf = (slot: number) => ownOf(slot) + this.loan[slot]!
 
@@ -85,7 +88,17 @@ export class Context {
       if (this.loan[slot]! + unseenMax < bar - MARGIN) continue
       this.extraOwn.set(slot, unseenMax === 0 ? 0 : unseen(slot))
     }
-    const candidates = [...new Set([...lenders, ...this.lentTo.filter((slot) => own[slot]! > 0 || this.extraOwn.has(slot))])]
+    // Flags in a reused array rather than Sets: a common word makes tens of thousands of lenders.
+    const marks = this.marks
+    for (const slot of lenders) marks[slot]! |= LENDER
+    const candidates: number[] = []
+    const addCandidate = (slot: number) => {
+      if ((marks[slot]! & CANDIDATE) !== 0) return
+      marks[slot]! |= CANDIDATE
+      candidates.push(slot)
+    }
+    for (const slot of lenders) addCandidate(slot)
+    for (const slot of this.lentTo) if (own[slot]! > 0 || this.extraOwn.has(slot)) addCandidate(slot)
 
     // Facts that did not lend (matches below the floor, facts holding only common words) give
     // loans of at most share * maxQuiet. Only candidates within that of the cut can be moved by
@@ -93,20 +106,25 @@ export class Context {
     const maxQuiet = Math.max(floor, unseenMax)
     if (maxQuiet > 0) {
       const cut = mthLargest(candidates.length, limit, (i) => finalOf(candidates[i]!))
-      const isLender = new Set(lenders)
       const late: number[] = []
       for (const slot of candidates) {
         if (finalOf(slot) + share * maxQuiet < cut - MARGIN) continue
         this.walk(slot, (n) => {
-          if (isLender.has(n)) return
+          if ((marks[n]! & LENDER) !== 0) return
           if (own[n]! === 0 && !this.extraOwn.has(n)) this.extraOwn.set(n, unseenMax === 0 ? 0 : unseen(n))
-          if (ownOf(n) > 0) late.push(n)
+          if (ownOf(n) > 0 && (marks[n]! & LATE) === 0) {
+            marks[n]! |= LATE
+            late.push(n)
+          }
         })
       }
+      for (const slot of late) marks[slot] = 0
       // Whoever these loans reach beyond the candidates stays below the cut: their own score
       // is under the floor (or from common words only), their loan under share times that.
-      this.lend([...new Set(late)], ownOf)
+      this.lend(late, ownOf)
     }
+    for (const slot of lenders) marks[slot] = 0
+    for (const slot of candidates) marks[slot] = 0
     return {candidates, finalOf}
   }
 
@@ -164,6 +182,10 @@ export class Context {
 }
 
 const STEPS = ['prev', 'next'] as const
+
+const LENDER = 1
+const CANDIDATE = 2
+const LATE = 4
 
 /** Scores are rounded to 1e-4 afterwards: keep anything that could round into a tie. */
 const MARGIN = 1e-3
