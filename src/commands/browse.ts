@@ -16,6 +16,9 @@ export default class Browse extends MemCommand {
     }
     const ctx = this.context(flags.agent)
     const agent = resolveAgent(ctx, undefined)
+    // ink draws nothing until exit, and without colour, when CI variables say it runs unattended;
+    // browse only ever runs at a terminal someone is looking at, so they go before ink loads.
+    for (const name of Object.keys(process.env)) if (name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_')) delete process.env[name]
     // ink and react load only here: every other command stays quick to start.
     const {runBrowser} = await import('../ui/run.js')
     await runBrowser(ctx, agent)
