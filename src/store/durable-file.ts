@@ -52,7 +52,7 @@ export class DurableJsonFile implements SyncAdapter<unknown> {
       )
     }
     writeFileDurably(this.path, `${JSON.stringify(data)}\n`, this.options)
-    seen.set(this.path, identityOf(this.path))
+    seen.set(this.path, fileIdentity(this.path))
   }
 }
 
@@ -61,11 +61,12 @@ const seen = new Map<string, string | undefined>()
 
 /** True when `path` is absent or exactly as this process last read or wrote it. */
 export function isCurrent(path: string): boolean {
-  const now = identityOf(path)
+  const now = fileIdentity(path)
   return now === undefined || now === seen.get(path)
 }
 
-function identityOf(path: string): string | undefined {
+/** Device, inode, size and modification time: changes whenever a file is replaced or written in place; undefined when absent. */
+export function fileIdentity(path: string): string | undefined {
   try {
     return identityText(statSync(path, {bigint: true}))
   } catch (error) {

@@ -2,8 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {writeFileDurably} from './durable-file.js'
-import {fileIdentity} from './segments.js'
+import {fileIdentity, writeFileDurably} from './durable-file.js'
 
 /**
  * A per-agent stamp that says which segment changed last, so a long-running server sees

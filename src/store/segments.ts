@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {LowSync} from 'lowdb'
 import type * as v from 'valibot'
 
-import {DIR_MODE, DurableJsonFile} from './durable-file.js'
+import {DIR_MODE, DurableJsonFile, fileIdentity} from './durable-file.js'
 import {decodeFile, encodeFile, type Kind} from './format.js'
 import {inside} from './paths.js'
 
@@ -94,10 +94,4 @@ export class SegmentedFiles<T> {
 
 export function segmentName(n: number): string {
   return `${String(n).padStart(6, '0')}.json`
-}
-
-/** Inode, size and modification time: changes whenever a file is replaced or written in place. */
-export function fileIdentity(path: string): string | undefined {
-  const st = statSync(path, {bigint: true, throwIfNoEntry: false})
-  return st && `${st.ino}:${st.size}:${st.mtimeNs}`
 }
