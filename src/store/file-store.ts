@@ -4,7 +4,7 @@ import {MemError} from '../errors.js'
 import type {FactIndex} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
-import {DIR_MODE, isCurrent, keepCopy} from './durable-file.js'
+import {DIR_MODE, keepCopy} from './durable-file.js'
 import {preMigrationPath} from './format.js'
 import {newId} from './ids.js'
 import {withLock} from './lock.js'
@@ -67,14 +67,6 @@ class AgentFiles {
   /** Files this process decoded and found sound, for the revision stamp. */
   checked(): Record<string, string> {
     return {...this.facts.checkedIdentities(), ...this.checkpoints.checkedIdentities()}
-  }
-
-  /** True when every cached segment is still the file on disk. */
-  matchesDisk(): boolean {
-    for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[]) {
-      for (const seg of cache.all()) if (!isCurrent(cache.files.path(seg.name))) return false
-    }
-    return true
   }
 
   /** Facts never change content under the same id, so only liveness moves the index. */
@@ -302,14 +294,10 @@ export class FileStore implements Store {
     mkdirSync(dir, {recursive: true, mode: DIR_MODE})
     return withLock(dir, () => {
       const revision = readRevision(dir)
-      let a = this.agent(agent)
+      const a = this.agent(agent)
+      // Every held segment is re-checked by file identity, so one replaced by a writer that died
+      // before stamping the revision is read afresh, not written over from a stale copy.
       a.refresh(revision, needs)
-      // A writer that died before stamping the revision leaves files the cache cannot know of: read afresh.
-      if (!a.matchesDisk()) {
-        this.agents.delete(agent)
-        a = this.agent(agent)
-        a.refresh(revision, needs)
-      }
       const tx = new Transaction(a)
       upgradeOutdated(a)
       const result = change(tx, a)
