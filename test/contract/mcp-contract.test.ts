@@ -1,31 +1,20 @@
 import assert from 'node:assert/strict'
 
-import {connectMcp, type McpSession} from '../helpers/mcp.js'
-import {tempHome} from '../helpers/mem.js'
+import {serveDuringSuite} from '../helpers/mcp.js'
 import {validateAgainst} from '../helpers/schema.js'
 
 describe('MCP contract (mem mcp serve over stdio, official SDK client)', () => {
-  let home: ReturnType<typeof tempHome>
-  let mcp: McpSession
-
-  before(async () => {
-    home = tempHome()
-    mcp = await connectMcp(home.home, {args: ['--agent', 'alice']})
-  })
-  after(async () => {
-    await mcp.close()
-    home.cleanup()
-  })
+  const suite = serveDuringSuite(['--agent', 'alice'])
 
   function schemaOf(name: string, which: 'inputSchema' | 'outputSchema'): object {
-    const tool = mcp.tools.find((t) => t.name === name)
+    const tool = suite.mcp.tools.find((t) => t.name === name)
     assert.ok(tool, `tools/list has no ${name}`)
     assert.ok(tool[which], `${name} advertises no ${which}`)
     return tool[which] as object
   }
 
   async function success(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const result = await mcp.call(name, args)
+    const result = await suite.mcp.call(name, args)
     assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result.content)}`)
     const payload = result.structuredContent as Record<string, unknown>
     assert.ok(payload, `${name} returned no structuredContent`)
@@ -36,7 +25,7 @@ describe('MCP contract (mem mcp serve over stdio, official SDK client)', () => {
   }
 
   async function failure(name: string, args: Record<string, unknown>): Promise<string> {
-    const result = await mcp.call(name, args)
+    const result = await suite.mcp.call(name, args)
     assert.equal(result.isError, true, `${name} should have failed`)
     assert.equal(result.structuredContent, undefined, 'an error result must not carry structuredContent')
     assert.equal(result.content.length, 1)
@@ -47,17 +36,17 @@ describe('MCP contract (mem mcp serve over stdio, official SDK client)', () => {
 
   it('lists the five tools with titles, descriptions, schemas and annotations', () => {
     assert.deepEqual(
-      mcp.tools.map((t) => t.name),
+      suite.mcp.tools.map((t) => t.name),
       ['memory_search', 'memory_add', 'checkpoint_save', 'checkpoint_resume', 'memory_reflect'],
     )
-    for (const tool of mcp.tools) {
+    for (const tool of suite.mcp.tools) {
       assert.ok(tool.title && tool.title.length > 3, `${tool.name} title`)
       assert.ok(tool.description && tool.description.length > 80, `${tool.name} description says what and when`)
       assert.equal(tool.inputSchema.type, 'object')
       assert.equal(tool.outputSchema?.type, 'object')
       assert.equal(tool.annotations?.openWorldHint, false)
     }
-    const hints = Object.fromEntries(mcp.tools.map((t) => [t.name, t.annotations]))
+    const hints = Object.fromEntries(suite.mcp.tools.map((t) => [t.name, t.annotations]))
     assert.equal(hints.memory_search?.readOnlyHint, true)
     assert.equal(hints.checkpoint_resume?.readOnlyHint, true)
     assert.equal(hints.memory_reflect?.destructiveHint, true)

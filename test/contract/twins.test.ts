@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 
-import {connectMcp, type McpSession} from '../helpers/mcp.js'
-import {mem, tempHome} from '../helpers/mem.js'
+import {serveDuringSuite} from '../helpers/mcp.js'
+import {mem} from '../helpers/mem.js'
 
 /**
  * For the same data, `mem … --json` prints exactly the MCP structuredContent and plain
@@ -9,32 +9,22 @@ import {mem, tempHome} from '../helpers/mem.js'
  * compared as placeholders; reads are compared byte for byte.
  */
 describe('CLI and MCP are twins', () => {
-  let home: ReturnType<typeof tempHome>
-  let mcp: McpSession
-
-  before(async () => {
-    home = tempHome()
-    mcp = await connectMcp(home.home, {args: ['--agent', 'alice']})
-  })
-  after(async () => {
-    await mcp.close()
-    home.cleanup()
-  })
+  const suite = serveDuringSuite(['--agent', 'alice'])
 
   const ID = /[0-9A-HJKMNP-TV-Z]{26}/g
   const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g
   const normalize = (s: string) => s.replace(ID, '<id>').replace(TIME, '<time>')
 
   function cli(args: string[], input?: string): {json: string; text: string} {
-    const json = mem(home.home, [...args, '--json', '--agent', 'alice'], {input})
-    const text = mem(home.home, [...args, '--agent', 'alice'], {input})
+    const json = mem(suite.home, [...args, '--json', '--agent', 'alice'], {input})
+    const text = mem(suite.home, [...args, '--agent', 'alice'], {input})
     assert.equal(json.code, 0, json.stderr)
     assert.equal(text.code, 0, text.stderr)
     return {json: json.stdout, text: text.stdout}
   }
 
   async function tool(name: string, args: Record<string, unknown>): Promise<{json: unknown; text: string}> {
-    const r = await mcp.call(name, args)
+    const r = await suite.mcp.call(name, args)
     assert.notEqual(r.isError, true, JSON.stringify(r.content))
     const text = r.content[0]
     assert.equal(text?.type, 'text')
@@ -77,10 +67,10 @@ describe('CLI and MCP are twins', () => {
     assert.equal(c.json, `${JSON.stringify(m.json)}\n`)
     assert.equal(c.text, `${m.text}\n`)
 
-    const absentCli = mem(home.home, ['resume', '--agent', 'nobody', '--on-missing', 'empty', '--json'])
+    const absentCli = mem(suite.home, ['resume', '--agent', 'nobody', '--on-missing', 'empty', '--json'])
     const absentMcp = await tool('checkpoint_resume', {agent_id: 'nobody', on_missing: 'empty'})
     assert.equal(absentCli.stdout, `${JSON.stringify(absentMcp.json)}\n`)
-    const absentText = mem(home.home, ['resume', '--agent', 'nobody', '--on-missing', 'empty'])
+    const absentText = mem(suite.home, ['resume', '--agent', 'nobody', '--on-missing', 'empty'])
     assert.equal(absentText.stdout, `${absentMcp.text}\n`)
   })
 
@@ -89,8 +79,8 @@ describe('CLI and MCP are twins', () => {
     const ids = (JSON.parse(cli(['search', 'pnpm']).json) as {facts: {id: string}[]}).facts.map((f) => f.id)
     assert.ok(ids.length >= 4)
     const c = {
-      json: mem(home.home, ['reflect', 'update', '--fact', ids[0]!, '--content', 'Prefers bun', '--json', '--agent', 'alice']).stdout,
-      text: mem(home.home, ['reflect', 'update', '--fact', ids[1]!, '--content', 'Prefers bun', '--agent', 'alice']).stdout,
+      json: mem(suite.home, ['reflect', 'update', '--fact', ids[0]!, '--content', 'Prefers bun', '--json', '--agent', 'alice']).stdout,
+      text: mem(suite.home, ['reflect', 'update', '--fact', ids[1]!, '--content', 'Prefers bun', '--agent', 'alice']).stdout,
     }
     const mJson = await tool('memory_reflect', {action: 'update', fact_id: ids[2], content: 'Prefers bun'})
     const mText = await tool('memory_reflect', {action: 'update', fact_id: ids[3], content: 'Prefers bun'})
@@ -99,8 +89,8 @@ describe('CLI and MCP are twins', () => {
   })
 
   it('errors: the same message on stderr and in the tool error', async () => {
-    const c = mem(home.home, ['resume', '--agent', 'nobody', '--json'])
-    const r = await mcp.call('checkpoint_resume', {agent_id: 'nobody'})
+    const c = mem(suite.home, ['resume', '--agent', 'nobody', '--json'])
+    const r = await suite.mcp.call('checkpoint_resume', {agent_id: 'nobody'})
     const text = (r.content[0] as {text: string}).text
     assert.equal(c.code, 3)
     assert.equal(c.stderr, `Error: ${text}\n`)

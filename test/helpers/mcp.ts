@@ -2,7 +2,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import type {CallToolResult, Tool} from '@modelcontextprotocol/sdk/types.js'
 
-import {BIN, childEnv} from './mem.js'
+import {BIN, childEnv, tempHome} from './mem.js'
 
 export interface McpSession {
   client: Client
@@ -32,4 +32,24 @@ export async function connectMcp(home: string, options: {args?: string[]; env?: 
     call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
     close: () => client.close(),
   }
+}
+
+/**
+ * Starts `mem mcp serve` on a fresh MEM_HOME before the calling suite and stops it after.
+ * Call it inside `describe`; read `home` and `mcp` from the returned object in the tests.
+ */
+export function serveDuringSuite(args: string[] = []): {home: string; mcp: McpSession} {
+  const suite = {} as {home: string; mcp: McpSession}
+  let cleanup = () => {}
+  before(async () => {
+    const temp = tempHome()
+    cleanup = temp.cleanup
+    suite.home = temp.home
+    suite.mcp = await connectMcp(temp.home, {args})
+  })
+  after(async () => {
+    await suite.mcp?.close()
+    cleanup()
+  })
+  return suite
 }

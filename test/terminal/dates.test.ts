@@ -2,8 +2,7 @@ import assert from 'node:assert/strict'
 
 import {resolveTimePhrase} from '../../src/cli/time-phrases.js'
 import {MemError} from '../../src/errors.js'
-import {connectMcp, type McpSession} from '../helpers/mcp.js'
-import {tempHome} from '../helpers/mem.js'
+import {serveDuringSuite} from '../helpers/mcp.js'
 import {validateAgainst} from '../helpers/schema.js'
 
 /** Local midnight `days` before `now`, as the ISO string --since gets. */
@@ -38,28 +37,18 @@ describe('--since / --until values', () => {
 })
 
 describe('memory_search since/until over MCP', () => {
-  let home: ReturnType<typeof tempHome>
-  let mcp: McpSession
-
-  before(async () => {
-    home = tempHome()
-    mcp = await connectMcp(home.home, {args: ['--agent', 'alice']})
-    await mcp.call('memory_add', {content: 'Deploys happen on Tuesdays'})
-  })
-  after(async () => {
-    await mcp.close()
-    home.cleanup()
-  })
+  const suite = serveDuringSuite(['--agent', 'alice'])
+  before(() => suite.mcp.call('memory_add', {content: 'Deploys happen on Tuesdays'}))
 
   it('advertises since and until as optional ISO 8601 strings', () => {
-    const schema = mcp.tools.find((t) => t.name === 'memory_search')!.inputSchema as {properties: Record<string, {type: string; description: string}>; required?: string[]}
+    const schema = suite.mcp.tools.find((t) => t.name === 'memory_search')!.inputSchema as {properties: Record<string, {type: string; description: string}>; required?: string[]}
     for (const key of ['since', 'until']) {
       assert.equal(schema.properties[key]?.type, 'string')
       assert.match(schema.properties[key]!.description, /ISO 8601/)
       assert.ok(!(schema.required ?? []).includes(key))
     }
     assert.deepEqual(
-      mcp.tools.map((t) => t.name),
+      suite.mcp.tools.map((t) => t.name),
       ['memory_search', 'memory_add', 'checkpoint_save', 'checkpoint_resume', 'memory_reflect'],
       'the CLI-only operations stay out of tools/list',
     )
@@ -67,13 +56,13 @@ describe('memory_search since/until over MCP', () => {
 
   it('filters by creation time: since inclusive, until exclusive', async () => {
     const found = async (args: Record<string, unknown>) => {
-      const r = await mcp.call('memory_search', {query: 'deploys', ...args})
+      const r = await suite.mcp.call('memory_search', {query: 'deploys', ...args})
       assert.notEqual(r.isError, true, JSON.stringify(r.content))
-      const schema = mcp.tools.find((t) => t.name === 'memory_search')!.outputSchema!
+      const schema = suite.mcp.tools.find((t) => t.name === 'memory_search')!.outputSchema!
       assert.equal(validateAgainst(schema, r.structuredContent), undefined)
       return (r.structuredContent as {count: number}).count
     }
-    const [fact] = ((await mcp.call('memory_search', {query: 'deploys'})).structuredContent as {facts: {created_at: string}[]}).facts
+    const [fact] = ((await suite.mcp.call('memory_search', {query: 'deploys'})).structuredContent as {facts: {created_at: string}[]}).facts
     assert.equal(await found({since: fact!.created_at}), 1)
     assert.equal(await found({until: fact!.created_at}), 0)
     assert.equal(await found({since: '2000-01-01', until: '2999-01-01T00:00:00Z'}), 1)
@@ -81,7 +70,7 @@ describe('memory_search since/until over MCP', () => {
   })
 
   it('a since that is not an ISO 8601 date is a tool error naming the field', async () => {
-    const r = await mcp.call('memory_search', {query: 'deploys', since: 'yesterday'})
+    const r = await suite.mcp.call('memory_search', {query: 'deploys', since: 'yesterday'})
     assert.equal(r.isError, true)
     assert.equal(r.structuredContent, undefined)
     assert.match((r.content[0] as {text: string}).text, /since.*ISO 8601/)
