@@ -25,8 +25,8 @@ export abstract class MemCommand extends Command {
     return this.argv.includes('--json')
   }
 
-  protected context(agent?: string): OperationContext {
-    return openContext(this.config.configDir, agent)
+  protected context(agent?: string, longLived = false): OperationContext {
+    return openContext(this.config.configDir, agent, longLived)
   }
 
   /** Runs an operation and prints its prose, or its payload under --json. */

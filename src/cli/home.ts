@@ -11,6 +11,7 @@ export function defaultAgent(flag: string | undefined): string {
   return flag ?? process.env.MEM_AGENT ?? 'default'
 }
 
-export function openContext(configDir: string, agentFlag?: string): OperationContext {
-  return {store: new FileStore(resolveHome(configDir)), defaultAgent: defaultAgent(agentFlag)}
+/** The store for a command; `longLived` for the commands that keep running (mcp serve, browse). */
+export function openContext(configDir: string, agentFlag?: string, longLived = false): OperationContext {
+  return {store: new FileStore(resolveHome(configDir), {shortLived: !longLived}), defaultAgent: defaultAgent(agentFlag)}
 }

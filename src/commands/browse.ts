@@ -14,7 +14,7 @@ export default class Browse extends MemCommand {
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new MemError('invalid_input', 'mem browse needs a terminal; in scripts use mem list, mem search or mem checkpoints (with --json)')
     }
-    const ctx = this.context(flags.agent)
+    const ctx = this.context(flags.agent, true)
     const agent = resolveAgent(ctx, undefined)
     // ink draws nothing until exit, and without colour, when CI variables say it runs unattended;
     // browse only ever runs at a terminal someone is looking at, so they go before ink loads.

@@ -91,15 +91,17 @@ export interface FactIndexJSON {
 }
 
 /**
- * The compact saved form: live fact ids in insertion order and their analysed terms (see
- * {@link CompactDocs}). Dates and tags are not in it: they are read from the facts on load.
+ * The compact saved form: live fact ids in insertion order, their analysed terms (see
+ * {@link CompactDocs}), and what ranking and filtering read of each fact besides its words:
+ * its date, its tags (facts with the same tags may share one list) and whether it asks.
  */
 export interface CompactFactIndex extends CompactDocs {
   ids: string[]
+  createdAt: string[]
+  tags: readonly (readonly string[])[]
+  /** 1 where the fact ends with a question. */
+  asks: Uint8Array
 }
-
-/** What loading a compact index needs to know of a fact it lists. */
-export type FactMeta = Pick<IndexedFact, 'created_at' | 'tags' | 'content'>
 
 const NONE = -1
 const NO_TAGS: string[] = []
@@ -139,6 +141,11 @@ export class FactIndex {
     return this.slotOf.has(id)
   }
 
+  /** Where a fact sits: an index loaded by {@link fromCompact} keeps each fact at its place in the saved form. */
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id)
+  }
+
   add(fact: IndexedFact): void {
     const terms = [...analyze(fact.content), ...analyze(fact.tags.join(' '))]
     const existing = this.slotOf.get(fact.id)
@@ -146,13 +153,13 @@ export class FactIndex {
       // An edited fact keeps its slot, and so its place among the facts saved around it.
       this.index.remove(existing)
       this.index.add(existing, terms)
-      this.setMeta(existing, fact.created_at, fact.tags)
+      this.setMeta(existing, fact.created_at, this.tagSet(fact.tags))
       this.setAsks(existing, endsWithQuestion(fact.content))
       return
     }
     const slot = this.ids.length
     this.index.add(slot, terms)
-    this.place(slot, fact.id, fact.created_at, fact.tags)
+    this.place(slot, fact.id, fact.created_at, this.tagSet(fact.tags))
     this.setAsks(slot, endsWithQuestion(fact.content))
   }
 
@@ -259,7 +266,7 @@ export class FactIndex {
       if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromJSON: bad or repeated id ${JSON.stringify(id)}`)
       if (typeof createdAt !== 'string' || !Array.isArray(tags)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
       if (asks !== undefined && asks !== 1) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
-      out.place(slot, id, createdAt, tags)
+      out.place(slot, id, createdAt, out.tagSet(tags))
       out.setAsks(slot, asks === 1)
     })
     return out
@@ -269,34 +276,49 @@ export class FactIndex {
   toCompact(): CompactFactIndex {
     const slots: number[] = []
     for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
-    return {ids: slots.map((s) => this.ids[s]!), ...this.index.serializeCompact(slots)}
+    return {
+      ids: slots.map((s) => this.ids[s]!),
+      createdAt: slots.map((s) => this.createdAt[s]!),
+      tags: slots.map((s) => this.tagsOf[s]!),
+      asks: Uint8Array.from(slots, (s) => this.links.asks[s]!),
+      ...this.index.serializeCompact(slots),
+    }
   }
 
-  /**
-   * Loads what {@link toCompact} produced, taking each fact's date, tags and text from `metaOf`. A
-   * listed fact `metaOf` does not know (no longer live) is loaded undated and untagged: the
-   * caller is expected to remove it before searching.
-   */
-  static fromCompact(data: CompactFactIndex, metaOf: (id: string) => FactMeta | undefined, tuning: Partial<Tuning> = {}): FactIndex {
-    if (data.ids.length !== data.offsets.length - 1) throw new Error('FactIndex.fromCompact: ids and documents differ in number')
+  /** Loads what {@link toCompact} produced without re-analysing any text. */
+  static fromCompact(data: CompactFactIndex, tuning: Partial<Tuning> = {}): FactIndex {
+    const n = data.ids.length
+    if (n !== data.offsets.length - 1 || n !== data.createdAt.length || n !== data.tags.length || n !== data.asks.length) {
+      throw new Error('FactIndex.fromCompact: ids, documents and their details differ in number')
+    }
     const out = new FactIndex(tuning)
     try {
       out.index = InvertedIndex.deserializeCompact(data)
     } catch (error) {
       throw new Error(`FactIndex.fromCompact: ${(error as Error).message}`)
     }
-    out.ensureLinks(data.ids.length)
-    data.ids.forEach((id, slot) => {
+    out.ensureLinks(n)
+    // Lists that arrive shared stay shared: one tagSet lookup per list, not per fact.
+    const shared = new Map<readonly string[], string[]>()
+    for (let slot = 0; slot < n; slot++) {
+      const id = data.ids[slot]
+      const createdAt = data.createdAt[slot]
+      const tags = data.tags[slot]!
+      const asks = data.asks[slot]!
       if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromCompact: bad or repeated id ${JSON.stringify(id)}`)
-      const meta = metaOf(id)
-      out.place(slot, id, meta?.created_at ?? '', meta?.tags ?? [])
-      // Not saved: whether a fact asks is read from its text, like its date and tags.
-      out.setAsks(slot, meta !== undefined && endsWithQuestion(meta.content))
-    })
+      if (typeof createdAt !== 'string' || !Array.isArray(tags) || asks > 1) throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
+      let tagList = shared.get(tags)
+      if (tagList === undefined) {
+        tagList = out.tagSet(tags)
+        shared.set(tags, tagList)
+      }
+      out.place(slot, id, createdAt, tagList)
+      out.setAsks(slot, asks === 1)
+    }
     return out
   }
 
-  /** Appends `slot` at the end of the insertion order. */
+  /** Appends `slot` at the end of the insertion order; `tags` comes from {@link tagSet}. */
   private place(slot: number, id: string, createdAt: string, tags: string[]): void {
     this.ensureLinks(slot + 1)
     this.slotOf.set(id, slot)
@@ -310,7 +332,7 @@ export class FactIndex {
 
   private setMeta(slot: number, createdAt: string, tags: string[]): void {
     this.createdAt[slot] = createdAt
-    this.tagsOf[slot] = this.tagSet(tags)
+    this.tagsOf[slot] = tags
     this.links.times[slot] = Date.parse(createdAt)
   }
 

@@ -70,6 +70,24 @@ export class CachedSegments<T> {
     return changes
   }
 
+  /** Every listed segment with its current cache key, for comparing with a saved view; vanished ones are left out. */
+  currentKeys(revision: Revision | undefined): {name: string; key: string}[] {
+    const out: {name: string; key: string}[] = []
+    for (const name of this.files.names()) {
+      const key = this.currentKey(revision, name)
+      if (key !== undefined) out.push({name, key})
+    }
+    return out
+  }
+
+  /** Brings the named segments up to date, leaving the others unread; returns what changed. */
+  refreshSome(revision: Revision | undefined, names: readonly string[], onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
+    const changes: Change<T>[] = []
+    const listed = new Set(this.scan(changes))
+    for (const name of names) if (listed.has(name)) this.ensure(revision, name, changes, onMigrated)
+    return changes
+  }
+
   /** Brings only the last segment up to date: all that appending a record needs to know. */
   refreshLast(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
     const changes: Change<T>[] = []

@@ -11,7 +11,8 @@ import {withLock} from './lock.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
-import {loadFactIndex, openIndex, saveIndex, worthSaving, type FactIndexType} from './search-cache.js'
+import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
+import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
 
@@ -114,10 +115,45 @@ class AgentFiles {
     if (!this.index) {
       if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the search index')
       const opened = openIndex(FactIndex, this.dir, [...this.facts.records()])
-      if (worthSaving(opened)) saveIndex(this.dir, opened.index)
+      if (worthSaving(opened)) this.save(opened)
       this.index = opened.index
     }
     return this.index
+  }
+
+  /**
+   * For a process that runs one search and exits: the saved index, brought up to date by
+   * reading only the fact segments that changed since it was saved. The segments it does not
+   * read are checked sound as for any operation that does not need them (verifyRest).
+   * Nothing is kept: the index made here is not followed by later changes. Undefined when
+   * there is no saved index this can use.
+   */
+  partialIndex(FactIndex: FactIndexType, revision: Revision | undefined): ReturnType<typeof openPartial> {
+    const saved = readSaved(this.dir)
+    if (!saved) return undefined
+    const migrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
+    const current = this.facts.currentKeys(revision)
+    const opened = openPartial(FactIndex, saved, current, (name) => {
+      this.facts.refreshSome(revision, [name], migrated('facts'))
+      return this.facts.get(name)?.records ?? []
+    })
+    if (!opened) return undefined
+    this.facts.verifyRest(revision, migrated('facts'))
+    this.checkpoints.verifyRest(revision, migrated('checkpoints'))
+    if (worthSaving(opened)) saveIndex(this.dir, opened.index, opened.source)
+    return opened
+  }
+
+  private save(opened: OpenedIndex): void {
+    const keys = this.facts.keys()
+    const ids = this.byId()
+    saveIndex(this.dir, opened.index, {
+      segments: Object.entries(keys).map(([name, key]) => ({name, key})),
+      locate(id) {
+        const entry = ids.get(id)
+        return entry && {segment: entry.segment, text: JSON.stringify(entry.fact)}
+      },
+    })
   }
 }
 
@@ -172,7 +208,15 @@ class Transaction {
 export class FileStore implements Store {
   private readonly agents = new Map<string, AgentFiles>()
 
-  constructor(readonly home: string) {}
+  /**
+   * `shortLived`: the process runs one operation and exits (the CLI), so a search reads only
+   * what it needs (the saved index and the segments that changed since) instead of every
+   * segment and a whole in-memory view, which only a long-running process gets to reuse.
+   */
+  constructor(
+    readonly home: string,
+    private readonly options: {shortLived?: boolean} = {},
+  ) {}
 
   async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
     return this.write(agent, {facts: 'last'}, (tx) => {
@@ -184,11 +228,19 @@ export class FileStore implements Store {
 
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
     const FactIndex = await loadFactIndex()
+    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until}
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
+    if (this.options.shortLived) {
+      const a = this.agent(agent)
+      const partial = a.partialIndex(FactIndex, readRevision(a.dir))
+      const hits = partial?.index.search(query.text, options).map((hit) => ({fact: partial.record(hit.id), score: hit.score}))
+      // A saved record that no longer decodes sends the search the long way, like a missing index.
+      if (hits?.every((hit): hit is ScoredFact => hit.fact !== undefined)) return hits
+    }
     const a = this.read(agent, {facts: 'all'})
     const index = a.searchIndex(FactIndex)
     const ids = a.byId()
-    return index.search(query.text, {limit: query.limit, tags: query.tags, since: query.since, until: query.until}).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
+    return index.search(query.text, options).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {

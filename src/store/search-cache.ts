@@ -1,19 +1,24 @@
-import {randomBytes} from 'node:crypto'
+import {createHash, randomBytes} from 'node:crypto'
 import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {endianness} from 'node:os'
 import {join} from 'node:path'
 
+import * as v from 'valibot'
+
 import type {CompactFactIndex, FactIndex as FactIndexClass} from '../search/fact-index.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
-import {isLive, type FactRecord} from './records.js'
+import {FactRecord, isLive} from './records.js'
 
 /**
  * The search index of one agent, saved beside its segments so that a cold `mem search` loads
- * it instead of re-indexing every fact. It is derived data and never trusted over the
- * segments: whatever is loaded is reconciled, fact by fact, against the live facts just read
- * from the segments, and anything unreadable, from another build of the ranking code, or out
- * of order is thrown away and rebuilt. Facts never change content under the same id (an
- * update is a new fact), so reconciling by id is exact. See docs/adr/0003-storage-layout.md.
+ * it instead of re-indexing every fact. It is derived data: it says which segment files (by
+ * cache key: revision counter and file identity) it was made from, and a reader trusts it
+ * only for segments whose key is still the same, reading every other segment and bringing
+ * the index up to date with it (src/store/saved-index.ts). Besides the index, it keeps each
+ * indexed fact's record as it was read from those segments, so that a search need not read
+ * a segment just to show a fact. Anything unreadable, damaged (checksum), from another build
+ * of the ranking code or of another version is thrown away and rebuilt.
+ * See docs/adr/0003-storage-layout.md.
  */
 
 /**
@@ -22,29 +27,60 @@ import {isLive, type FactRecord} from './records.js'
  * because an index saved by other code could tokenize differently.
  */
 declare const MEM_SEARCH_SIGNATURE: string | undefined
-const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'string' ? MEM_SEARCH_SIGNATURE : undefined
+export const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'string' ? MEM_SEARCH_SIGNATURE : undefined
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
-const VERSION = 3
+const VERSION = 4
+
+/** A fact segment the saved index was made from, with its cache key at the time. */
+export interface SavedSegment {
+  name: string
+  key: string
+}
 
 /**
- * The file: one line of JSON (this header), then the ids and the terms as UTF-8 text, one per
- * line, zero-padded to a multiple of 4 bytes, then the document offsets and term pairs as
- * 32-bit integers in the byte order the header names. Loading is a read, two splits and two
- * typed-array views: no JSON parse of the index and no object per fact.
+ * The file: one line of JSON (this header, padded with spaces to a multiple of 4 bytes), then the body: ids, terms and creation times as
+ * UTF-8 text, one per line; the distinct tag lists as one JSON array; the records' JSON texts
+ * back to back; zero padding to a multiple of 4 bytes; then 32-bit integers in the byte order
+ * the header names (document offsets, term pairs, each fact's segment, tag list and record
+ * start); last, one byte per fact saying whether it asks. Loading is a read, a checksum, a few
+ * splits and typed-array views: no JSON parse of the index and no object per fact.
  */
 interface Header {
   format: typeof FORMAT
   version: typeof VERSION
   signature: string
   endian: 'LE' | 'BE'
-  /** Byte lengths of the id and term texts, and counts of ids, terms and pair integers. */
-  idBytes: number
-  termBytes: number
+  /** SHA-256 (hex, first 32 digits) of the body. */
+  checksum: string
+  segments: SavedSegment[]
+  /** Byte lengths of the text blocks. */
+  bytes: {ids: number; terms: number; dates: number; tags: number; records: number}
+  /** Counts of ids, terms and pair integers. */
   ids: number
   terms: number
   pairs: number
+}
+
+/** An index read back from its file. */
+export interface SavedIndex {
+  index: CompactFactIndex
+  segments: SavedSegment[]
+  /** For each indexed fact (by slot), its segment's position in `segments`. */
+  segmentOf: Uint32Array
+  /** The record of the fact in `slot` as saved; undefined if it does not decode as a live fact with that id. */
+  record(slot: number): FactRecord | undefined
+  /** The saved JSON text of that record, to save it again unchanged. */
+  recordText(slot: number): string
+}
+
+/** What saving needs besides the index: where each fact lives and what its record says. */
+export interface IndexSource {
+  /** Every fact segment the index reflects, in order, with the key it had when read. */
+  segments: SavedSegment[]
+  /** The segment holding the live fact `id`, and its record as JSON. */
+  locate(id: string): {segment: string; text: string} | undefined
 }
 
 export function searchCachePath(agentDir: string): string {
@@ -63,96 +99,88 @@ export async function loadFactIndex(): Promise<FactIndexType> {
   return (await import('../search/fact-index.js')).FactIndex
 }
 
-export interface OpenedIndex {
-  index: FactIndexClass
-  /** Facts added or removed to bring a saved index up to date, or every fact when built anew. */
-  changed: number
-  /** True when nothing was loaded and the index was built from the facts. */
-  rebuilt: boolean
-}
-
-/**
- * The index over `facts` (every record of the agent, in segment order): the saved one
- * brought up to date when it is usable, otherwise a new one. Synchronous, so that no other
- * operation of the process can change the facts while the index is being made from them.
- */
-export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: readonly FactRecord[]): OpenedIndex {
-  const saved = SIGNATURE === undefined ? undefined : readSaved(agentDir)
-  if (saved) {
-    try {
-      const live = liveFacts(facts)
-      const index = FactIndex.fromCompact(saved, (id) => live.get(id))
-      const changed = index.size === saved.ids.length ? reconcile(index, saved.ids, live) : undefined
-      if (changed !== undefined) return {index, changed, rebuilt: false}
-    } catch {
-      // An index that does not load is rebuilt below, like a missing one.
-    }
-  }
-  const index = new FactIndex()
-  let changed = 0
-  for (const fact of facts) {
-    if (!isLive(fact)) continue
-    index.add(fact)
-    changed++
-  }
-  return {index, changed, rebuilt: true}
-}
-
-/**
- * Removes indexed facts that are no longer live and appends live facts the index lacks.
- * Returns the number of changes, or undefined when the missing facts are not all newer than
- * the indexed ones: appending them would put them out of order (the ranking uses the order).
- */
-function reconcile(index: FactIndexClass, indexed: string[], live: Map<string, FactRecord>): number | undefined {
-  let changed = 0
-  for (const id of indexed) {
-    if (!live.has(id)) {
-      index.remove(id)
-      changed++
-    }
-  }
-  let appending = false
-  for (const fact of live.values()) {
-    if (index.has(fact.id)) {
-      if (appending) return undefined
-      continue
-    }
-    appending = true
-    index.add(fact)
-    changed++
-  }
-  return changed
-}
-
-function liveFacts(facts: readonly FactRecord[]): Map<string, FactRecord> {
-  const live = new Map<string, FactRecord>()
-  for (const fact of facts) if (isLive(fact)) live.set(fact.id, fact)
-  return live
-}
-
 const LITTLE_ENDIAN = endianness() === 'LE'
 
+const SavedSegments = v.array(v.object({name: v.string(), key: v.string()}))
+const TagLists = v.array(v.array(v.string()))
+
+function checksum(body: Buffer): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 32)
+}
+
 /** The saved index if it is whole, of this version and from this build; undefined otherwise. */
-function readSaved(agentDir: string): CompactFactIndex | undefined {
+export function readSaved(agentDir: string): SavedIndex | undefined {
+  if (SIGNATURE === undefined) return undefined
   try {
-    const file = readFileSync(searchCachePath(agentDir))
-    const eol = file.indexOf(10)
-    if (eol < 0) return undefined
-    const h = JSON.parse(file.toString('utf8', 0, eol)) as Header
-    if (h?.format !== FORMAT || h.version !== VERSION || h.signature !== SIGNATURE || h.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return undefined
-    const counts = [h.idBytes, h.termBytes, h.ids, h.terms, h.pairs]
-    if (!counts.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
-    const textStart = eol + 1
-    const termStart = textStart + h.idBytes
-    const numbersStart = align4(termStart + h.termBytes)
-    const pairsStart = numbersStart + 4 * (h.ids + 1)
-    if (file.length !== pairsStart + 4 * h.pairs) return undefined
-    const ids = lines(file.toString('utf8', textStart, termStart))
-    const terms = lines(file.toString('utf8', termStart, termStart + h.termBytes))
-    if (ids.length !== h.ids || terms.length !== h.terms) return undefined
-    return {ids, terms, offsets: uint32s(file, numbersStart, h.ids + 1), pairs: uint32s(file, pairsStart, h.pairs)}
+    return decode(readFileSync(searchCachePath(agentDir)))
   } catch {
     return undefined
+  }
+}
+
+function decode(file: Buffer): SavedIndex | undefined {
+  const eol = file.indexOf(10)
+  if (eol < 0) return undefined
+  const h = JSON.parse(file.toString('utf8', 0, eol)) as Header
+  if (h?.format !== FORMAT || h.version !== VERSION || h.signature !== SIGNATURE || h.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return undefined
+  if (!v.is(SavedSegments, h.segments) || typeof h.bytes !== 'object' || h.bytes === null) return undefined
+  const {ids: idBytes, terms: termBytes, dates: dateBytes, tags: tagBytes, records: recordBytes} = h.bytes
+  if (![idBytes, termBytes, dateBytes, tagBytes, recordBytes, h.ids, h.terms, h.pairs].every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
+  const body = file.subarray(eol + 1)
+  let at = body.byteOffset
+  const take = (length: number): Buffer => {
+    const part = Buffer.from(body.buffer, at, length)
+    at += length
+    return part
+  }
+  const idText = take(idBytes)
+  const termText = take(termBytes)
+  const dateText = take(dateBytes)
+  const tagText = take(tagBytes)
+  const records = take(recordBytes)
+  at = body.byteOffset + align4(at - body.byteOffset)
+  const n = h.ids
+  const numbers = (count: number): Uint32Array => {
+    const view = uint32s(body, at, count)
+    at += 4 * count
+    return view
+  }
+  const expected = align4(idBytes + termBytes + dateBytes + tagBytes + recordBytes) + 4 * (n + 1 + h.pairs + n + n + n + 1) + n
+  if (body.length !== expected || checksum(body) !== h.checksum) return undefined
+  const offsets = numbers(n + 1)
+  const pairs = numbers(h.pairs)
+  const segmentOf = numbers(n)
+  const tagOf = numbers(n)
+  const recordStart = numbers(n + 1)
+  const asks = new Uint8Array(body.buffer, at, n)
+
+  const ids = lines(idText.toString('utf8'))
+  const terms = lines(termText.toString('utf8'))
+  const createdAt = lines(dateText.toString('utf8'))
+  const tagLists: unknown = JSON.parse(tagText.toString('utf8'))
+  if (ids.length !== n || terms.length !== h.terms || createdAt.length !== n || !v.is(TagLists, tagLists)) return undefined
+  const tags: string[][] = new Array<string[]>(n)
+  for (let slot = 0; slot < n; slot++) {
+    const list = tagLists[tagOf[slot]!]
+    if (list === undefined || segmentOf[slot]! >= h.segments.length || recordStart[slot + 1]! < recordStart[slot]!) return undefined
+    tags[slot] = list
+  }
+  if (recordStart[0] !== 0 || recordStart[n] !== recordBytes) return undefined
+
+  const recordText = (slot: number): string => records.toString('utf8', recordStart[slot], recordStart[slot + 1])
+  return {
+    index: {ids, terms, offsets, pairs, createdAt, tags, asks},
+    segments: h.segments,
+    segmentOf,
+    recordText,
+    record(slot) {
+      try {
+        const parsed = v.safeParse(FactRecord, JSON.parse(recordText(slot)))
+        return parsed.success && parsed.output.id === ids[slot] && isLive(parsed.output) ? parsed.output : undefined
+      } catch {
+        return undefined
+      }
+    },
   }
 }
 
@@ -165,45 +193,71 @@ function align4(n: number): number {
 }
 
 /** A view when the bytes are aligned (a file's own buffer always is), a copy otherwise. */
-function uint32s(file: Buffer, start: number, count: number): Uint32Array {
-  const at = file.byteOffset + start
-  if (at % 4 === 0) return new Uint32Array(file.buffer, at, count)
-  return new Uint32Array(file.buffer.slice(at, at + 4 * count))
+function uint32s(body: Buffer, at: number, count: number): Uint32Array {
+  if (at % 4 === 0) return new Uint32Array(body.buffer, at, count)
+  return new Uint32Array(body.buffer.slice(at, at + 4 * count))
 }
 
-function encode(data: CompactFactIndex): Buffer | undefined {
-  // One per line: an id or term holding a line break cannot be saved (none should).
-  if (data.ids.some((id) => id.includes('\n')) || data.terms.some((t) => t.includes('\n'))) return undefined
-  const idText = Buffer.from(data.ids.join('\n'), 'utf8')
-  const termText = Buffer.from(data.terms.join('\n'), 'utf8')
+function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined {
+  // One per line: an id, term or time holding a line break cannot be saved (none should).
+  if ([data.ids, data.terms, data.createdAt].some((list) => list.some((text) => text.includes('\n')))) return undefined
+  const n = data.ids.length
+  const segmentAt = new Map(source.segments.map((s, i) => [s.name, i]))
+  const tagListAt = new Map<readonly string[], number>()
+  const tagLists: (readonly string[])[] = []
+  const segmentOf = new Uint32Array(n)
+  const tagOf = new Uint32Array(n)
+  const recordStart = new Uint32Array(n + 1)
+  const recordTexts: Buffer[] = []
+  for (let slot = 0; slot < n; slot++) {
+    const where = source.locate(data.ids[slot]!)
+    const segment = where && segmentAt.get(where.segment)
+    if (where === undefined || segment === undefined) return undefined
+    segmentOf[slot] = segment
+    const tags = data.tags[slot]!
+    let t = tagListAt.get(tags)
+    if (t === undefined) {
+      t = tagLists.push(tags) - 1
+      tagListAt.set(tags, t)
+    }
+    tagOf[slot] = t
+    const text = Buffer.from(where.text, 'utf8')
+    recordTexts.push(text)
+    recordStart[slot + 1] = recordStart[slot]! + text.length
+  }
+  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(tagLists)].map((t) => Buffer.from(t, 'utf8'))
+  const records = Buffer.concat(recordTexts)
+  const textLength = texts.reduce((sum, t) => sum + t.length, 0) + records.length
+  const bytes = (a: Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+  const body = Buffer.concat([...texts, records, Buffer.alloc(align4(textLength) - textLength), ...[data.offsets, data.pairs, segmentOf, tagOf, recordStart].map(bytes), bytes(data.asks)])
   const header: Header = {
     format: FORMAT,
     version: VERSION,
     signature: SIGNATURE!,
     endian: LITTLE_ENDIAN ? 'LE' : 'BE',
-    idBytes: idText.length,
-    termBytes: termText.length,
-    ids: data.ids.length,
+    checksum: checksum(body),
+    segments: source.segments,
+    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, dates: texts[2]!.length, tags: texts[3]!.length, records: records.length},
+    ids: n,
     terms: data.terms.length,
     pairs: data.pairs.length,
   }
-  const head = Buffer.from(`${JSON.stringify(header)}\n`, 'utf8')
-  const textEnd = head.length + idText.length + termText.length
-  const padding = Buffer.alloc(align4(textEnd) - textEnd)
-  const bytes = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-  return Buffer.concat([head, idText, termText, padding, bytes(data.offsets), bytes(data.pairs)])
+  // Spaces pad the header line so the body, and with it every integer array, starts 4-byte aligned in the file.
+  const line = JSON.stringify(header)
+  const headerBytes = Buffer.byteLength(line, 'utf8') + 1
+  return Buffer.concat([Buffer.from(`${line}${' '.repeat(align4(headerBytes) - headerBytes)}\n`, 'utf8'), body])
 }
 
 /**
  * Saves the index for the next cold process: a temporary file renamed into place (readers see
  * the old file or the new one, never half of one), mode 0600, not fsynced because losing it
- * costs only a rebuild. No lock: two savers each rename a whole file, and whichever wins is
- * reconciled by the next reader anyway.
+ * costs only a rebuild (a file cut short fails its length or checksum test). No lock: two
+ * savers each rename a whole file, and whichever wins is brought up to date by the next reader.
  */
-export function saveIndex(agentDir: string, index: FactIndexClass): void {
+export function saveIndex(agentDir: string, index: FactIndexClass, source: IndexSource): void {
   if (SIGNATURE === undefined) return
   try {
-    const encoded = encode(index.toCompact())
+    const encoded = encode(index.toCompact(), source)
     if (!encoded) return
     mkdirSync(join(agentDir, 'cache'), {recursive: true, mode: DIR_MODE})
     const path = searchCachePath(agentDir)
@@ -218,9 +272,4 @@ export function saveIndex(agentDir: string, index: FactIndexClass): void {
   } catch {
     // A cache that cannot be saved (full disk, read-only folder) only costs the next process a rebuild; the search goes on.
   }
-}
-
-/** Worth saving again: built anew, or brought up to date by more than a few cheap steps. */
-export function worthSaving(opened: OpenedIndex): boolean {
-  return opened.rebuilt ? opened.changed > 0 : opened.changed > Math.max(200, opened.index.size / 50)
 }

@@ -218,7 +218,7 @@ describe('FactIndex context and dates', () => {
 describe('FactIndex serialisation', () => {
   const queries = ['Caroline', 'adoption agencies', 'the user', 'dance Friday', 'turtles morning', 'store', 'what is it', 'coffee']
 
-  it('toCompact/fromCompact keeps the reply rule: whether a fact asks is read back from its text', () => {
+  it('toCompact/fromCompact keeps the reply rule, dates and tags', () => {
     const facts = [
       {id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'},
       {id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'},
@@ -226,10 +226,13 @@ describe('FactIndex serialisation', () => {
     ]
     const index = new FactIndex()
     for (const f of facts) index.add(f)
-    const meta = new Map(facts.map((f) => [f.id, f]))
-    const loaded = FactIndex.fromCompact(index.toCompact(), (id) => meta.get(id))
+    index.add({id: 'T', content: 'The printer was fixed.', tags: ['news'], created_at: '2024-03-01T01:00:00.000Z'})
+    const loaded = FactIndex.fromCompact(index.toCompact())
     assert.deepEqual(loaded.search('coffee store', {limit: 3}), index.search('coffee store', {limit: 3}))
     assert.deepEqual(loaded.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
+    assert.deepEqual(loaded.search('printer', {limit: 5}).map((h) => h.id), ['T', 'U'])
+    assert.deepEqual(loaded.search('printer', {limit: 5, tags: ['news']}).map((h) => h.id), ['T'])
+    assert.deepEqual(loaded.search('printer', {limit: 5, until: '2024-02-01T00:00:00.000Z'}).map((h) => h.id), ['U'])
   })
 
   it('toJSON/fromJSON round-trips to identical results, as an object or as JSON text', () => {

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
 import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
-import {mem, memAsync, tempHome} from '../helpers/mem.js'
+import {BIN, childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
+import {bumpRevision, readRevision} from '../../src/store/revision.js'
 import {searchCachePath} from '../../src/store/search-cache.js'
 import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
 
@@ -144,7 +147,7 @@ describe('saved search index', function () {
     assert.equal(expected.count, 2)
     const {header, body} = readSaved()
     assert.equal(header.format, 'mem.search-index')
-    assert.equal(header.version, 3)
+    assert.equal(header.version, 4)
 
     const bad: Buffer[] = [
       Buffer.from(''),
@@ -161,27 +164,49 @@ describe('saved search index', function () {
       assert.deepEqual(readSaved(), {header, body}, 'a usable index was saved again')
     }
     // Another version, another build of the ranking code, the other byte order: never read.
-    for (const changed of [{version: 2}, {version: 4}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
+    for (const changed of [{version: 3}, {version: 5}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
       writeSaved({...header, ...changed}, body)
       assert.deepEqual(search(home, 'paint'), expected)
       assert.deepEqual(readSaved(), {header, body}, `rebuilt after ${JSON.stringify(changed)}`)
     }
   })
 
+  /** Where the pairs start in the body: after the text blocks, their padding and the document offsets. */
+  const pairsAt = (header: Record<string, unknown>): number => {
+    const bytes = header.bytes as Record<string, number>
+    const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.tags! + bytes.records!
+    return ((text + 3) & ~3) + 4 * ((header.ids as number) + 1)
+  }
+  const withChecksum = (header: Record<string, unknown>, body: Buffer): Record<string, unknown> => ({...header, checksum: createHash('sha256').update(body).digest('hex').slice(0, 32)})
+
   it('is rebuilt when its numbers do not describe an index: a term out of range, a count of zero', () => {
     add(home, 'the heron nests by the weir')
     add(home, 'the heron left in autumn')
     const expected = search(home, 'heron')
     const {header, body} = readSaved()
-    const pairsAt = body.length - 4 * (header.pairs as number)
     for (const value of [0xffffffff, 0]) {
       const broken = Buffer.from(body)
       // The first pair: term index, then count. A term past the table, then a count of zero.
-      broken.writeUInt32LE(value, value === 0 ? pairsAt + 4 : pairsAt)
-      writeSaved(header, broken)
+      broken.writeUInt32LE(value, value === 0 ? pairsAt(header) + 4 : pairsAt(header))
+      // With a checksum that matches, so that the numbers themselves are what is checked.
+      writeSaved(withChecksum(header, broken), broken)
       assert.deepEqual(search(home, 'heron'), expected)
       assert.deepEqual(readSaved(), {header, body})
     }
+  })
+
+  it('is rebuilt when a byte of it changed: the checksum no longer matches', () => {
+    add(home, 'the otter sleeps by the weir')
+    add(home, 'the otter hunts at dusk')
+    const expected = search(home, 'otter')
+    const {header, body} = readSaved()
+    // A changed letter in a saved fact: still valid JSON and a valid record, but not what was saved.
+    const at = body.indexOf('dusk')
+    const changed = Buffer.from(body)
+    changed.write('dawn', at)
+    writeSaved(header, changed)
+    assert.deepEqual(search(home, 'otter'), expected)
+    assert.deepEqual(readSaved(), {header, body})
   })
 
   it('replaces the JSON index earlier versions saved', () => {
@@ -194,7 +219,7 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), '')
     assert.equal(search(home, 'kayak').count, 2)
     assert.equal(existsSync(legacy), false)
-    assert.equal(readSaved().header.version, 3)
+    assert.equal(readSaved().header.version, 4)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {
@@ -273,6 +298,58 @@ describe('what each command reads', function () {
     }
     assert.deepEqual(readFileSync(older), before)
     assert.equal(existsSync(searchCachePath(agentDir(home, 'default'))), false)
+  })
+
+  /** Runs `mem` and lists the fact segment files it opened, in order. */
+  const segmentsOpened = (args: string[]): {result: ReturnType<typeof mem>; opened: string[]} => {
+    const out = join(home, 'opened.json')
+    // Records every path opened through node:fs, for the bundled code and its ES imports alike.
+    const trace = `import fs from 'node:fs'; import {syncBuiltinESMExports} from 'node:module'
+      const seen = []; const write = fs.writeFileSync
+      for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (path, ...rest) { if (typeof path === 'string') seen.push(path); return real.call(this, path, ...rest) } }
+      syncBuiltinESMExports()
+      process.on('exit', () => write(${JSON.stringify(out)}, JSON.stringify(seen)))`
+    const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(trace)}`, BIN, ...args], {env: childEnv(home), encoding: 'utf8'})
+    const factsDir = join(agentDir(home, 'default'), 'facts')
+    const opened = (JSON.parse(readFileSync(out, 'utf8')) as string[]).filter((p) => p.startsWith(factsDir)).map((p) => p.slice(factsDir.length + 1))
+    return {result: {code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}, opened}
+  }
+
+  it('a cold search reads only the fact segments that changed since the index was saved', () => {
+    writeFacts(home, [['the kestrel hovers over the verge'], ['a kestrel nested in the barn'], ['the barn owl hunts at night']])
+    // Stamped as mem stamps what it writes; a file no stamp vouches for is decoded by every operation.
+    const dir = agentDir(home, 'default')
+    bumpRevision(dir, readRevision(dir), [1, 2, 3].map((n) => `facts/${segmentName(n)}`))
+    const first = segmentsOpened(['search', '--json', 'kestrel'])
+    assert.deepEqual(first.opened, [segmentName(1), segmentName(2), segmentName(3)], 'no saved index yet: every segment is read')
+
+    const unchanged = segmentsOpened(['search', '--json', 'kestrel'])
+    assert.deepEqual(unchanged.opened, [], 'nothing changed: the saved index and its records answer alone')
+    assert.equal(unchanged.result.stdout, first.result.stdout)
+
+    const added = add(home, 'a kestrel perched on the barn roof')
+    const afterAdd = segmentsOpened(['search', '--json', 'kestrel'])
+    assert.deepEqual(afterAdd.opened, [segmentName(3)], 'only the segment the fact went to')
+    const withAdded = JSON.parse(afterAdd.result.stdout) as Found
+    assert.deepEqual(withAdded.facts.map((f) => f.id).includes(added), true)
+
+    const nested = (JSON.parse(first.result.stdout) as Found).facts.find((f) => f.content.startsWith('a kestrel nested'))!
+    assert.equal(mem(home, ['reflect', 'delete', '--fact', nested.id]).code, 0)
+    const afterDelete = segmentsOpened(['search', '--json', 'kestrel'])
+    // The index was not saved again for one added fact, so the third segment still differs from it.
+    assert.deepEqual(afterDelete.opened, [segmentName(2), segmentName(3)], 'the segment holding the deleted fact, and the one added to')
+    assert.deepEqual(contents(JSON.parse(afterDelete.result.stdout) as Found), ['a kestrel perched on the barn roof', 'the kestrel hovers over the verge'])
+  })
+
+  it('a corrupt older segment fails a search that has a saved index, and is left untouched', () => {
+    writeFacts(home, [['the weir floods in spring'], ['the weir was rebuilt']])
+    assert.equal(search(home, 'weir').count, 2)
+    const older = join(agentDir(home, 'default'), 'facts', segmentName(1))
+    writeFileSync(older, '{"format": "mem.facts", "version": 2, "records": [')
+    const r = mem(home, ['search', '--json', 'weir'])
+    assert.equal(r.code, 1, r.stderr)
+    assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'corrupt_file')
+    assert.equal(readFileSync(older, 'utf8'), '{"format": "mem.facts", "version": 2, "records": [')
   })
 
   it('mem add refuses a corrupt last segment and leaves it untouched', () => {

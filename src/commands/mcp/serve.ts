@@ -16,7 +16,7 @@ export default class McpServe extends MemCommand {
     const {flags} = await this.parse(McpServe)
     // The SDK is loaded here only, so that no other command pays for it.
     const [{createServer}, {StdioServerTransport}] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')])
-    const server = createServer(this.context(flags.agent), this.config.version)
+    const server = createServer(this.context(flags.agent, true), this.config.version)
     const transport = new StdioServerTransport()
     // The SDK skips a line it cannot read; JSON-RPC asks for an error reply with id null, so say so and keep serving.
     transport.onerror = (error) => {

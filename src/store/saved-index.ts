@@ -1,0 +1,167 @@
+import type {FactIndex} from '../search/fact-index.js'
+import {isLive, type FactRecord} from './records.js'
+import {readSaved, type FactIndexType, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
+
+/**
+ * Bringing a saved search index (src/store/search-cache.ts) up to date with the segments.
+ * Facts never change content under the same id (an update is a new fact), so an index is
+ * brought up to date by liveness alone: facts that died are removed, facts it lacks are
+ * appended, as long as appending keeps them in the order the ranking reads (saving order).
+ */
+
+export interface OpenedIndex {
+  index: FactIndex
+  /** Facts added or removed to bring a saved index up to date, or every fact when built anew. */
+  changed: number
+  /** True when nothing was loaded and the index was built from the facts. */
+  rebuilt: boolean
+}
+
+/**
+ * The index over `facts` (every record of the agent, in segment order): the saved one
+ * brought up to date when it is usable, otherwise a new one. Synchronous, so that no other
+ * operation of the process can change the facts while the index is being made from them.
+ */
+export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: readonly FactRecord[]): OpenedIndex {
+  const saved = readSaved(agentDir)
+  if (saved) {
+    try {
+      const index = FactIndex.fromCompact(saved.index)
+      const changed = reconcile(index, saved.index.ids, liveFacts(facts))
+      if (changed !== undefined) return {index, changed, rebuilt: false}
+    } catch {
+      // An index that does not load is rebuilt below, like a missing one.
+    }
+  }
+  const index = new FactIndex()
+  let changed = 0
+  for (const fact of facts) {
+    if (!isLive(fact)) continue
+    index.add(fact)
+    changed++
+  }
+  return {index, changed, rebuilt: true}
+}
+
+/** Worth saving again: built anew, or brought up to date by more than a few cheap steps. */
+export function worthSaving(opened: OpenedIndex): boolean {
+  return opened.rebuilt ? opened.changed > 0 : opened.changed > Math.max(200, opened.index.size / 50)
+}
+
+/** A saved index brought up to date from the segments that changed, and a way to each fact's record. */
+export interface PartialIndex extends OpenedIndex {
+  /** The record of a live fact in the index. */
+  record(id: string): FactRecord | undefined
+  /** What saving it again needs. */
+  source: IndexSource
+}
+
+/**
+ * The saved index brought up to date by reading only the segments whose key differs from the
+ * one it was saved with (or that are new): for every other segment, the index and the records
+ * saved with it are what the segment holds. `current` lists every fact segment now present,
+ * in order, with its key taken before `read` reads it. Undefined when the index cannot be
+ * brought up to date this way (a segment it was made from is gone, or facts it lacks would
+ * land between facts it holds): the caller then reads everything.
+ */
+export function openPartial(FactIndex: FactIndexType, saved: SavedIndex, current: SavedSegment[], read: (segment: string) => readonly FactRecord[]): PartialIndex | undefined {
+  const present = new Set(current.map((s) => s.name))
+  if (!saved.segments.every((s) => present.has(s.name))) return undefined
+  const savedKeys = new Map(saved.segments.map((s, i) => [s.name, {key: s.key, at: i}]))
+  const lastSaved = saved.segments.at(-1)?.name ?? ''
+
+  const held = new Map<string, {fact: FactRecord; segment: string}>()
+  const stale = new Set<number>()
+  for (const {name, key} of current) {
+    const was = savedKeys.get(name)
+    if (was?.key === key) continue
+    if (was) stale.add(was.at)
+    for (const fact of read(name)) if (isLive(fact)) held.set(fact.id, {fact, segment: name})
+  }
+
+  let index: FactIndex
+  try {
+    index = FactIndex.fromCompact(saved.index)
+  } catch {
+    // Numbers that do not describe an index: the caller rebuilds it, as when it is missing.
+    return undefined
+  }
+  const {ids} = saved.index
+  let changed = 0
+  if (stale.size > 0) {
+    for (let slot = 0; slot < ids.length; slot++) {
+      if (stale.has(saved.segmentOf[slot]!) && !held.has(ids[slot]!)) {
+        index.remove(ids[slot]!)
+        changed++
+      }
+    }
+  }
+  let appending = false
+  for (const [id, {fact, segment}] of held) {
+    if (index.has(id)) {
+      if (appending) return undefined
+      continue
+    }
+    if (segment < lastSaved) return undefined
+    appending = true
+    index.add(fact)
+    changed++
+  }
+
+  const savedSlot = (id: string): number | undefined => {
+    const slot = index.slot(id)
+    return slot !== undefined && slot < ids.length && ids[slot] === id ? slot : undefined
+  }
+  return {
+    index,
+    changed,
+    rebuilt: false,
+    record(id) {
+      const fresh = held.get(id)
+      if (fresh) return fresh.fact
+      const slot = savedSlot(id)
+      return slot === undefined ? undefined : saved.record(slot)
+    },
+    source: {
+      segments: current,
+      locate(id) {
+        const fresh = held.get(id)
+        if (fresh) return {segment: fresh.segment, text: JSON.stringify(fresh.fact)}
+        const slot = savedSlot(id)
+        return slot === undefined ? undefined : {segment: saved.segments[saved.segmentOf[slot]!]!.name, text: saved.recordText(slot)}
+      },
+    },
+  }
+}
+
+/**
+ * Removes indexed facts that are no longer live and appends live facts the index lacks.
+ * Returns the number of changes, or undefined when the missing facts are not all newer than
+ * the indexed ones: appending them would put them out of order (the ranking uses the order).
+ */
+function reconcile(index: FactIndex, indexed: string[], live: Map<string, FactRecord>): number | undefined {
+  let changed = 0
+  for (const id of indexed) {
+    if (!live.has(id)) {
+      index.remove(id)
+      changed++
+    }
+  }
+  let appending = false
+  for (const fact of live.values()) {
+    if (index.has(fact.id)) {
+      if (appending) return undefined
+      continue
+    }
+    appending = true
+    index.add(fact)
+    changed++
+  }
+  return changed
+}
+
+function liveFacts(facts: readonly FactRecord[]): Map<string, FactRecord> {
+  const live = new Map<string, FactRecord>()
+  for (const fact of facts) if (isLive(fact)) live.set(fact.id, fact)
+  return live
+}
