@@ -40,12 +40,14 @@ export interface SavedSegment {
 }
 
 /**
- * The file: one line of JSON (this header, padded with spaces to a multiple of 4 bytes), then the body: ids, terms and creation times as
- * UTF-8 text, one per line; the distinct tag lists as one JSON array; the records' JSON texts
- * back to back; zero padding to a multiple of 4 bytes; then 32-bit integers in the byte order
- * the header names (document offsets, term pairs, each fact's segment, tag list and record
- * start); last, one byte per fact saying whether it asks. Loading is a read, a checksum, a few
- * splits and typed-array views: no JSON parse of the index and no object per fact.
+ * The file: one line of JSON (this header, padded with spaces to a multiple of 8 bytes), then
+ * the body: ids, terms and creation times as UTF-8 text, one per line; the distinct tag lists
+ * as one JSON array; the records' JSON texts back to back; zero padding to a multiple of 8
+ * bytes; the creation times as 64-bit floats; 32-bit integers (document offsets, term pairs,
+ * and for each fact its segment, its tag list and where its record starts); last, one byte
+ * per fact saying whether it asks. Numbers are in the byte order the header names. Loading is
+ * a read, a checksum, a few splits and typed-array views: no JSON parse of the index and no
+ * object per fact.
  */
 interface Header {
   format: typeof FORMAT
@@ -138,15 +140,17 @@ function decode(file: Buffer): SavedIndex | undefined {
   const dateText = take(dateBytes)
   const tagText = take(tagBytes)
   const records = take(recordBytes)
-  at = body.byteOffset + align4(at - body.byteOffset)
+  at = body.byteOffset + align8(at - body.byteOffset)
   const n = h.ids
   const numbers = (count: number): Uint32Array => {
     const view = uint32s(body, at, count)
     at += 4 * count
     return view
   }
-  const expected = align4(idBytes + termBytes + dateBytes + tagBytes + recordBytes) + 4 * (n + 1 + h.pairs + n + n + n + 1) + n
+  const expected = align8(idBytes + termBytes + dateBytes + tagBytes + recordBytes) + 8 * n + 4 * (n + 1 + h.pairs + n + n + n + 1) + n
   if (body.length !== expected || checksum(body) !== h.checksum) return undefined
+  const times = float64s(body, at, n)
+  at += 8 * n
   const offsets = numbers(n + 1)
   const pairs = numbers(h.pairs)
   const segmentOf = numbers(n)
@@ -169,7 +173,7 @@ function decode(file: Buffer): SavedIndex | undefined {
 
   const recordText = (slot: number): string => records.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
-    index: {ids, terms, offsets, pairs, createdAt, tags, asks},
+    index: {ids, terms, offsets, pairs, createdAt, times, tags, asks},
     segments: h.segments,
     segmentOf,
     recordText,
@@ -188,14 +192,19 @@ function lines(text: string): string[] {
   return text === '' ? [] : text.split('\n')
 }
 
-function align4(n: number): number {
-  return (n + 3) & ~3
+function align8(n: number): number {
+  return (n + 7) & ~7
 }
 
-/** A view when the bytes are aligned (a file's own buffer always is), a copy otherwise. */
+/** Views when the bytes are aligned (a file's own buffer always is), copies otherwise. */
 function uint32s(body: Buffer, at: number, count: number): Uint32Array {
   if (at % 4 === 0) return new Uint32Array(body.buffer, at, count)
   return new Uint32Array(body.buffer.slice(at, at + 4 * count))
+}
+
+function float64s(body: Buffer, at: number, count: number): Float64Array {
+  if (at % 8 === 0) return new Float64Array(body.buffer, at, count)
+  return new Float64Array(body.buffer.slice(at, at + 8 * count))
 }
 
 function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined {
@@ -228,8 +237,9 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
   const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(tagLists)].map((t) => Buffer.from(t, 'utf8'))
   const records = Buffer.concat(recordTexts)
   const textLength = texts.reduce((sum, t) => sum + t.length, 0) + records.length
-  const bytes = (a: Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-  const body = Buffer.concat([...texts, records, Buffer.alloc(align4(textLength) - textLength), ...[data.offsets, data.pairs, segmentOf, tagOf, recordStart].map(bytes), bytes(data.asks)])
+  const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+  const numbers = [data.times, data.offsets, data.pairs, segmentOf, tagOf, recordStart, data.asks].map(bytes)
+  const body = Buffer.concat([...texts, records, Buffer.alloc(align8(textLength) - textLength), ...numbers])
   const header: Header = {
     format: FORMAT,
     version: VERSION,
@@ -242,10 +252,10 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     terms: data.terms.length,
     pairs: data.pairs.length,
   }
-  // Spaces pad the header line so the body, and with it every integer array, starts 4-byte aligned in the file.
+  // Spaces pad the header line so the body, and with it every number array, starts 8-byte aligned in the file.
   const line = JSON.stringify(header)
   const headerBytes = Buffer.byteLength(line, 'utf8') + 1
-  return Buffer.concat([Buffer.from(`${line}${' '.repeat(align4(headerBytes) - headerBytes)}\n`, 'utf8'), body])
+  return Buffer.concat([Buffer.from(`${line}${' '.repeat(align8(headerBytes) - headerBytes)}\n`, 'utf8'), body])
 }
 
 /**

@@ -230,9 +230,11 @@ describe('FactIndex serialisation', () => {
     const loaded = FactIndex.fromCompact(index.toCompact())
     assert.deepEqual(loaded.search('coffee store', {limit: 3}), index.search('coffee store', {limit: 3}))
     assert.deepEqual(loaded.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
-    assert.deepEqual(loaded.search('printer', {limit: 5}).map((h) => h.id), ['T', 'U'])
+    assert.deepEqual(loaded.search('printer', {limit: 5}), index.search('printer', {limit: 5}))
     assert.deepEqual(loaded.search('printer', {limit: 5, tags: ['news']}).map((h) => h.id), ['T'])
-    assert.deepEqual(loaded.search('printer', {limit: 5, until: '2024-02-01T00:00:00.000Z'}).map((h) => h.id), ['U'])
+    const before = loaded.search('printer', {limit: 5, until: '2024-02-01T00:00:00.000Z'}).map((h) => h.id)
+    assert.equal(before.includes('U'), true)
+    assert.equal(before.includes('T'), false)
   })
 
   it('toJSON/fromJSON round-trips to identical results, as an object or as JSON text', () => {
@@ -260,6 +262,36 @@ describe('FactIndex serialisation', () => {
     assert.deepEqual(fromText.toJSON(), index.toJSON())
     // The question mark is kept: the fact after it still gets its reply's share.
     assert.deepEqual(fromText.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
+  })
+
+  it('toCompact/fromCompact round-trips to identical results, and both keep working alike after further changes', () => {
+    const index = indexOf(FACTS)
+    index.remove('F0003')
+    index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
+    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
+    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'})
+    const copy = FactIndex.fromCompact(index.toCompact())
+    assert.equal(copy.size, index.size)
+    assert.equal(copy.has('F0003'), false)
+    for (const q of queries) {
+      assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
+      assert.deepEqual(copy.search(q, {limit: 10, tags: ['event']}), index.search(q, {limit: 10, tags: ['event']}), q)
+    }
+    for (const i of [index, copy]) {
+      i.add({id: 'Y', content: 'Melanie ran a charity race?', tags: ['event'], created_at: '2024-09-01T00:00:00.000Z'})
+      i.add({id: 'Z', content: 'It raised a lot.', tags: [], created_at: '2024-09-01T00:01:00.000Z'})
+      i.remove('F0000')
+      i.remove('A')
+    }
+    for (const q of [...queries, 'charity race']) assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
+    assert.deepEqual(copy.toCompact(), index.toCompact())
+  })
+
+  it('fromCompact refuses details that do not match the documents', () => {
+    const data = indexOf(FACTS.slice(0, 3)).toCompact()
+    assert.throws(() => FactIndex.fromCompact({...data, createdAt: data.createdAt.slice(1)}), /differ in number/)
+    assert.throws(() => FactIndex.fromCompact({...data, ids: [data.ids[0]!, data.ids[0]!, data.ids[2]!]}), /repeated id/)
+    assert.throws(() => FactIndex.fromCompact({...data, asks: Uint8Array.from([0, 2, 0])}), /bad details/)
   })
 
   it('refuses data that is not a serialised index', () => {

@@ -171,11 +171,12 @@ describe('saved search index', function () {
     }
   })
 
-  /** Where the pairs start in the body: after the text blocks, their padding and the document offsets. */
+  /** Where the pairs start in the body: after the text blocks, their padding, the times and the document offsets. */
   const pairsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
     const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.tags! + bytes.records!
-    return ((text + 3) & ~3) + 4 * ((header.ids as number) + 1)
+    const facts = header.ids as number
+    return ((text + 7) & ~7) + 8 * facts + 4 * (facts + 1)
   }
   const withChecksum = (header: Record<string, unknown>, body: Buffer): Record<string, unknown> => ({...header, checksum: createHash('sha256').update(body).digest('hex').slice(0, 32)})
 
