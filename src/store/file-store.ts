@@ -1,7 +1,7 @@
 import {mkdirSync, readdirSync} from 'node:fs'
 
 import {MemError} from '../errors.js'
-import type {FactIndex} from '../search/fact-index.js'
+import type {FactIndex, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {DIR_MODE, keepCopy} from './durable-file.js'
@@ -42,6 +42,8 @@ class AgentFiles {
   readonly checkpoints: CachedSegments<CheckpointRecord>
   private ids?: Map<string, {fact: FactRecord; segment: string}>
   private index?: FactIndex
+  /** The saved index could not serve a search (damaged records, say): save it again once built. */
+  private resave = false
 
   constructor(readonly dir: string) {
     this.facts = new CachedSegments(new SegmentedFiles(dir, FACT_SEGMENT))
@@ -115,33 +117,42 @@ class AgentFiles {
     if (!this.index) {
       if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the search index')
       const opened = openIndex(FactIndex, this.dir, [...this.facts.records()])
-      if (worthSaving(opened)) this.save(opened)
+      if (this.resave || worthSaving(opened)) this.save(opened)
       this.index = opened.index
     }
     return this.index
   }
 
   /**
-   * For a process that runs one search and exits: the saved index, brought up to date by
-   * reading only the fact segments that changed since it was saved. The segments it does not
-   * read are checked sound as for any operation that does not need them (verifyRest).
-   * Nothing is kept: the index made here is not followed by later changes. Undefined when
-   * there is no saved index this can use.
+   * A search for a process that runs one search and exits: the saved index, brought up to date
+   * by reading only the fact segments that changed since it was saved, with the hits' records
+   * taken from it too. The segments it does not read are checked sound as for any operation
+   * that does not need them (verifyRest). Nothing is kept: the index made here does not follow
+   * later changes. Undefined when the saved index cannot serve, which also has the full search
+   * that follows save a fresh one.
    */
-  partialIndex(FactIndex: FactIndexType, revision: Revision | undefined): ReturnType<typeof openPartial> {
-    const saved = readSaved(this.dir)
-    if (!saved) return undefined
+  searchSaved(FactIndex: FactIndexType, revision: Revision | undefined, text: string, options: SearchOptions): ScoredFact[] | undefined {
+    const saved = readSaved(this.dir, {records: true})
     const migrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
-    const current = this.facts.currentKeys(revision)
-    const opened = openPartial(FactIndex, saved, current, (name) => {
-      this.facts.refreshSome(revision, [name], migrated('facts'))
-      return this.facts.get(name)?.records ?? []
-    })
-    if (!opened) return undefined
+    const opened =
+      saved &&
+      openPartial(FactIndex, saved, this.facts.currentKeys(revision), (name) => {
+        this.facts.refreshSome(revision, [name], migrated('facts'))
+        return this.facts.get(name)?.records ?? []
+      })
+    if (!opened) {
+      this.resave = true
+      return undefined
+    }
     this.facts.verifyRest(revision, migrated('facts'))
     this.checkpoints.verifyRest(revision, migrated('checkpoints'))
+    const hits = opened.index.search(text, options).map((hit) => ({fact: opened.record(hit.id), score: hit.score}))
+    if (!hits.every((hit): hit is ScoredFact => hit.fact !== undefined)) {
+      this.resave = true
+      return undefined
+    }
     if (worthSaving(opened)) saveIndex(this.dir, opened.index, opened.source)
-    return opened
+    return hits
   }
 
   private save(opened: OpenedIndex): void {
@@ -232,10 +243,8 @@ export class FileStore implements Store {
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     if (this.options.shortLived) {
       const a = this.agent(agent)
-      const partial = a.partialIndex(FactIndex, readRevision(a.dir))
-      const hits = partial?.index.search(query.text, options).map((hit) => ({fact: partial.record(hit.id), score: hit.score}))
-      // A saved record that no longer decodes sends the search the long way, like a missing index.
-      if (hits?.every((hit): hit is ScoredFact => hit.fact !== undefined)) return hits
+      const hits = a.searchSaved(FactIndex, readRevision(a.dir), query.text, options)
+      if (hits) return hits
     }
     const a = this.read(agent, {facts: 'all'})
     const index = a.searchIndex(FactIndex)

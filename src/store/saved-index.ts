@@ -23,7 +23,7 @@ export interface OpenedIndex {
  * operation of the process can change the facts while the index is being made from them.
  */
 export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: readonly FactRecord[]): OpenedIndex {
-  const saved = readSaved(agentDir)
+  const saved = readSaved(agentDir, {records: false})
   if (saved) {
     try {
       const index = FactIndex.fromCompact(saved.index)
@@ -128,7 +128,8 @@ export function openPartial(FactIndex: FactIndexType, saved: SavedIndex, current
         const fresh = held.get(id)
         if (fresh) return {segment: fresh.segment, text: JSON.stringify(fresh.fact)}
         const slot = savedSlot(id)
-        return slot === undefined ? undefined : {segment: saved.segments[saved.segmentOf[slot]!]!.name, text: saved.recordText(slot)}
+        const text = slot === undefined ? undefined : saved.recordText(slot)
+        return text === undefined ? undefined : {segment: saved.segments[saved.segmentOf[slot!]!]!.name, text}
       },
     },
   }

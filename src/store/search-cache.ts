@@ -1,5 +1,5 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {endianness} from 'node:os'
 import {join} from 'node:path'
 
@@ -40,25 +40,26 @@ export interface SavedSegment {
 }
 
 /**
- * The file: one line of JSON (this header, padded with spaces to a multiple of 8 bytes), then
- * the body: ids, terms and creation times as UTF-8 text, one per line; the distinct tag lists
- * as one JSON array; the records' JSON texts back to back; zero padding to a multiple of 8
- * bytes; the creation times as 64-bit floats; 32-bit integers (document offsets, term pairs,
- * and for each fact its segment, its tag list and where its record starts); last, one byte
- * per fact saying whether it asks. Numbers are in the byte order the header names. Loading is
- * a read, a checksum, a few splits and typed-array views: no JSON parse of the index and no
- * object per fact.
+ * The file: one line of JSON (this header), then two parts, each behind its own checksum. The
+ * index part: ids, terms and creation times as UTF-8 text, one per line; the distinct tag
+ * lists as one JSON array; zero padding to a multiple of 8 bytes; the creation times as 64-bit
+ * floats; 32-bit integers (document offsets, term pairs, and for each fact its segment, its
+ * tag list and where its record starts); one byte per fact saying whether it asks. Numbers are
+ * in the byte order the header names. The records part: each fact's record as JSON, back to
+ * back. A long-running process that reads every segment anyway reads only the index part.
+ * Loading is two reads, checksums, a few splits and typed-array views: no JSON parse of the
+ * index and no object per fact.
  */
 interface Header {
   format: typeof FORMAT
   version: typeof VERSION
   signature: string
   endian: 'LE' | 'BE'
-  /** SHA-256 (hex, first 32 digits) of the body. */
-  checksum: string
   segments: SavedSegment[]
-  /** Byte lengths of the text blocks. */
-  bytes: {ids: number; terms: number; dates: number; tags: number; records: number}
+  /** Byte lengths of the index part's text blocks, and of the two parts. */
+  bytes: {ids: number; terms: number; dates: number; tags: number; index: number; records: number}
+  /** SHA-256 (hex, first 32 digits) of each part. */
+  checksums: {index: string; records: string}
   /** Counts of ids, terms and pair integers. */
   ids: number
   terms: number
@@ -71,10 +72,13 @@ export interface SavedIndex {
   segments: SavedSegment[]
   /** For each indexed fact (by slot), its segment's position in `segments`. */
   segmentOf: Uint32Array
-  /** The record of the fact in `slot` as saved; undefined if it does not decode as a live fact with that id. */
+  /**
+   * The record of the fact in `slot` as saved; undefined if it does not decode as a live fact
+   * with that id, or if the records were not read.
+   */
   record(slot: number): FactRecord | undefined
-  /** The saved JSON text of that record, to save it again unchanged. */
-  recordText(slot: number): string
+  /** The saved JSON text of that record, to save it again unchanged (undefined if not read). */
+  recordText(slot: number): string | undefined
 }
 
 /** What saving needs besides the index: where each fact lives and what its record says. */
@@ -110,76 +114,105 @@ function checksum(body: Buffer): string {
   return createHash('sha256').update(body).digest('hex').slice(0, 32)
 }
 
-/** The saved index if it is whole, of this version and from this build; undefined otherwise. */
-export function readSaved(agentDir: string): SavedIndex | undefined {
+/**
+ * The saved index if it is whole, of this version and from this build; undefined otherwise.
+ * `records`: also read the facts' records (a short-lived search shows them from here).
+ */
+export function readSaved(agentDir: string, options: {records: boolean}): SavedIndex | undefined {
   if (SIGNATURE === undefined) return undefined
+  let fd: number | undefined
   try {
-    return decode(readFileSync(searchCachePath(agentDir)))
+    fd = openSync(searchCachePath(agentDir), 'r')
+    const size = fstatSync(fd).size
+    const head = readHeader(fd, size)
+    if (!head || !usable(head.header)) return undefined
+    const {header: h, length} = head
+    if (length + h.bytes.index + h.bytes.records !== size) return undefined
+    const part = readAt(fd, length, h.bytes.index)
+    if (checksum(part) !== h.checksums.index) return undefined
+    const records = options.records ? readAt(fd, length + h.bytes.index, h.bytes.records) : undefined
+    if (records && checksum(records) !== h.checksums.records) return undefined
+    return decode(h, part, records)
   } catch {
     return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 
-function decode(file: Buffer): SavedIndex | undefined {
-  const eol = file.indexOf(10)
-  if (eol < 0) return undefined
-  const h = JSON.parse(file.toString('utf8', 0, eol)) as Header
-  if (h?.format !== FORMAT || h.version !== VERSION || h.signature !== SIGNATURE || h.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return undefined
-  if (!v.is(SavedSegments, h.segments) || typeof h.bytes !== 'object' || h.bytes === null) return undefined
-  const {ids: idBytes, terms: termBytes, dates: dateBytes, tags: tagBytes, records: recordBytes} = h.bytes
-  if (![idBytes, termBytes, dateBytes, tagBytes, recordBytes, h.ids, h.terms, h.pairs].every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
-  const body = file.subarray(eol + 1)
-  let at = body.byteOffset
-  const take = (length: number): Buffer => {
-    const part = Buffer.from(body.buffer, at, length)
-    at += length
-    return part
+function readHeader(fd: number, size: number): {header: unknown; length: number} | undefined {
+  for (let want = Math.min(size, 65536); ; want = Math.min(size, want * 4)) {
+    const start = readAt(fd, 0, want)
+    const eol = start.indexOf(10)
+    if (eol >= 0) return {header: JSON.parse(start.toString('utf8', 0, eol)), length: eol + 1}
+    if (want === size) return undefined
   }
-  const idText = take(idBytes)
-  const termText = take(termBytes)
-  const dateText = take(dateBytes)
-  const tagText = take(tagBytes)
-  const records = take(recordBytes)
-  at = body.byteOffset + align8(at - body.byteOffset)
+}
+
+/** `length` bytes from `position`, in a buffer of their own (so its typed-array views are aligned). */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(length)
+  for (let done = 0; done < length; ) {
+    const n = readSync(fd, buffer, done, length - done, position + done)
+    if (n === 0) throw new Error('the file ended early')
+    done += n
+  }
+  return buffer
+}
+
+function usable(h: unknown): h is Header {
+  const header = h as Header
+  if (header?.format !== FORMAT || header.version !== VERSION || header.signature !== SIGNATURE || header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return false
+  if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null || typeof header.checksums !== 'object' || header.checksums === null) return false
+  const {ids, terms, dates, tags, index, records} = header.bytes
+  return [ids, terms, dates, tags, index, records, header.ids, header.terms, header.pairs].every((n) => Number.isSafeInteger(n) && n >= 0)
+}
+
+function decode(h: Header, part: Buffer, records: Buffer | undefined): SavedIndex | undefined {
   const n = h.ids
+  const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.dates + h.bytes.tags
+  if (part.length !== align8(textBytes) + 8 * n + 4 * (n + 1 + h.pairs + n + n + n + 1) + n) return undefined
+  let at = 0
+  const text = (length: number): string => part.toString('utf8', at, (at += length))
+  const ids = lines(text(h.bytes.ids))
+  const terms = lines(text(h.bytes.terms))
+  const createdAt = lines(text(h.bytes.dates))
+  const tagLists: unknown = JSON.parse(text(h.bytes.tags))
+  at = align8(at)
+  const times = new Float64Array(part.buffer, at, n)
+  at += 8 * n
   const numbers = (count: number): Uint32Array => {
-    const view = uint32s(body, at, count)
+    const view = new Uint32Array(part.buffer, at, count)
     at += 4 * count
     return view
   }
-  const expected = align8(idBytes + termBytes + dateBytes + tagBytes + recordBytes) + 8 * n + 4 * (n + 1 + h.pairs + n + n + n + 1) + n
-  if (body.length !== expected || checksum(body) !== h.checksum) return undefined
-  const times = float64s(body, at, n)
-  at += 8 * n
   const offsets = numbers(n + 1)
   const pairs = numbers(h.pairs)
   const segmentOf = numbers(n)
   const tagOf = numbers(n)
   const recordStart = numbers(n + 1)
-  const asks = new Uint8Array(body.buffer, at, n)
+  const asks = new Uint8Array(part.buffer, at, n)
 
-  const ids = lines(idText.toString('utf8'))
-  const terms = lines(termText.toString('utf8'))
-  const createdAt = lines(dateText.toString('utf8'))
-  const tagLists: unknown = JSON.parse(tagText.toString('utf8'))
   if (ids.length !== n || terms.length !== h.terms || createdAt.length !== n || !v.is(TagLists, tagLists)) return undefined
+  if (recordStart[0] !== 0 || recordStart[n] !== h.bytes.records) return undefined
   const tags: string[][] = new Array<string[]>(n)
   for (let slot = 0; slot < n; slot++) {
     const list = tagLists[tagOf[slot]!]
     if (list === undefined || segmentOf[slot]! >= h.segments.length || recordStart[slot + 1]! < recordStart[slot]!) return undefined
     tags[slot] = list
   }
-  if (recordStart[0] !== 0 || recordStart[n] !== recordBytes) return undefined
 
-  const recordText = (slot: number): string => records.toString('utf8', recordStart[slot], recordStart[slot + 1])
+  const recordText = (slot: number): string | undefined => records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
     index: {ids, terms, offsets, pairs, createdAt, times, tags, asks},
     segments: h.segments,
     segmentOf,
     recordText,
     record(slot) {
+      const text = recordText(slot)
+      if (text === undefined) return undefined
       try {
-        const parsed = v.safeParse(FactRecord, JSON.parse(recordText(slot)))
+        const parsed = v.safeParse(FactRecord, JSON.parse(text))
         return parsed.success && parsed.output.id === ids[slot] && isLive(parsed.output) ? parsed.output : undefined
       } catch {
         return undefined
@@ -194,17 +227,6 @@ function lines(text: string): string[] {
 
 function align8(n: number): number {
   return (n + 7) & ~7
-}
-
-/** Views when the bytes are aligned (a file's own buffer always is), copies otherwise. */
-function uint32s(body: Buffer, at: number, count: number): Uint32Array {
-  if (at % 4 === 0) return new Uint32Array(body.buffer, at, count)
-  return new Uint32Array(body.buffer.slice(at, at + 4 * count))
-}
-
-function float64s(body: Buffer, at: number, count: number): Float64Array {
-  if (at % 8 === 0) return new Float64Array(body.buffer, at, count)
-  return new Float64Array(body.buffer.slice(at, at + 8 * count))
 }
 
 function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined {
@@ -235,33 +257,30 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     recordStart[slot + 1] = recordStart[slot]! + text.length
   }
   const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(tagLists)].map((t) => Buffer.from(t, 'utf8'))
-  const records = Buffer.concat(recordTexts)
-  const textLength = texts.reduce((sum, t) => sum + t.length, 0) + records.length
+  const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
   const numbers = [data.times, data.offsets, data.pairs, segmentOf, tagOf, recordStart, data.asks].map(bytes)
-  const body = Buffer.concat([...texts, records, Buffer.alloc(align8(textLength) - textLength), ...numbers])
+  const part = Buffer.concat([...texts, Buffer.alloc(align8(textLength) - textLength), ...numbers])
+  const records = Buffer.concat(recordTexts)
   const header: Header = {
     format: FORMAT,
     version: VERSION,
     signature: SIGNATURE!,
     endian: LITTLE_ENDIAN ? 'LE' : 'BE',
-    checksum: checksum(body),
     segments: source.segments,
-    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, dates: texts[2]!.length, tags: texts[3]!.length, records: records.length},
+    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, dates: texts[2]!.length, tags: texts[3]!.length, index: part.length, records: records.length},
+    checksums: {index: checksum(part), records: checksum(records)},
     ids: n,
     terms: data.terms.length,
     pairs: data.pairs.length,
   }
-  // Spaces pad the header line so the body, and with it every number array, starts 8-byte aligned in the file.
-  const line = JSON.stringify(header)
-  const headerBytes = Buffer.byteLength(line, 'utf8') + 1
-  return Buffer.concat([Buffer.from(`${line}${' '.repeat(align8(headerBytes) - headerBytes)}\n`, 'utf8'), body])
+  return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), part, records])
 }
 
 /**
  * Saves the index for the next cold process: a temporary file renamed into place (readers see
  * the old file or the new one, never half of one), mode 0600, not fsynced because losing it
- * costs only a rebuild (a file cut short fails its length or checksum test). No lock: two
+ * costs only a rebuild (a file cut short fails its length or checksum tests). No lock: two
  * savers each rename a whole file, and whichever wins is brought up to date by the next reader.
  */
 export function saveIndex(agentDir: string, index: FactIndexClass, source: IndexSource): void {

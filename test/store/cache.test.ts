@@ -171,43 +171,47 @@ describe('saved search index', function () {
     }
   })
 
-  /** Where the pairs start in the body: after the text blocks, their padding, the times and the document offsets. */
+  /** Where the pairs start in the index part: after the text blocks, their padding, the times and the document offsets. */
   const pairsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
-    const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.tags! + bytes.records!
+    const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.tags!
     const facts = header.ids as number
     return ((text + 7) & ~7) + 8 * facts + 4 * (facts + 1)
   }
-  const withChecksum = (header: Record<string, unknown>, body: Buffer): Record<string, unknown> => ({...header, checksum: createHash('sha256').update(body).digest('hex').slice(0, 32)})
+  const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 32)
 
   it('is rebuilt when its numbers do not describe an index: a term out of range, a count of zero', () => {
     add(home, 'the heron nests by the weir')
     add(home, 'the heron left in autumn')
     const expected = search(home, 'heron')
     const {header, body} = readSaved()
+    const indexBytes = (header.bytes as {index: number}).index
     for (const value of [0xffffffff, 0]) {
       const broken = Buffer.from(body)
       // The first pair: term index, then count. A term past the table, then a count of zero.
       broken.writeUInt32LE(value, value === 0 ? pairsAt(header) + 4 : pairsAt(header))
       // With a checksum that matches, so that the numbers themselves are what is checked.
-      writeSaved(withChecksum(header, broken), broken)
+      writeSaved({...header, checksums: {...(header.checksums as object), index: sha(broken.subarray(0, indexBytes))}}, broken)
       assert.deepEqual(search(home, 'heron'), expected)
       assert.deepEqual(readSaved(), {header, body})
     }
   })
 
-  it('is rebuilt when a byte of it changed: the checksum no longer matches', () => {
+  it('is rebuilt when a byte of it changed: in the index or in the saved records, a checksum no longer matches', () => {
     add(home, 'the otter sleeps by the weir')
     add(home, 'the otter hunts at dusk')
     const expected = search(home, 'otter')
     const {header, body} = readSaved()
-    // A changed letter in a saved fact: still valid JSON and a valid record, but not what was saved.
-    const at = body.indexOf('dusk')
-    const changed = Buffer.from(body)
-    changed.write('dawn', at)
-    writeSaved(header, changed)
-    assert.deepEqual(search(home, 'otter'), expected)
-    assert.deepEqual(readSaved(), {header, body})
+    const indexBytes = (header.bytes as {index: number}).index
+    // A changed letter: in a term of the index, then in a saved fact (still valid JSON and a valid record, but not what was saved).
+    for (const at of [body.indexOf('dusk'), body.lastIndexOf('dusk')]) {
+      assert.equal(at < indexBytes, at === body.indexOf('dusk'), 'one change in each part')
+      const changed = Buffer.from(body)
+      changed.write('dawn', at)
+      writeSaved(header, changed)
+      assert.deepEqual(search(home, 'otter'), expected)
+      assert.deepEqual(readSaved(), {header, body}, 'saved again')
+    }
   })
 
   it('replaces the JSON index earlier versions saved', () => {
