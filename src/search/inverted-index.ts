@@ -47,13 +47,20 @@ interface Postings {
 }
 
 /**
- * The documents of an index in a form that loads without tokenising or building objects per
- * document: document i holds pairs[offsets[i]..offsets[i+1]) = [term index, tf, ...] into `terms`.
+ * An index in a form that loads without tokenising, inverting or building objects per
+ * document. Document i holds pairs[offsets[i]..offsets[i+1]) = [term index, tf, ...] into
+ * `terms` (sorted, so the radix tree needs no sort), and has `lengths[i]` terms in all. The
+ * same postings, term by term: term t's [document, tf, ...] pairs are the first 2 * df[t]
+ * numbers of postings[starts[t]..starts[t+1]), the rest of its region room to grow in place.
  */
 export interface CompactDocs {
   terms: string[]
   offsets: Uint32Array
   pairs: Uint32Array
+  lengths: Uint32Array
+  starts: Uint32Array
+  df: Uint32Array
+  postings: Uint32Array
 }
 
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
@@ -76,6 +83,8 @@ export class InvertedIndex {
   private readonly dictionary = new Map<string, Postings>()
   private radix?: SearchableMap<Postings>
   private readonly byId: (Postings | undefined)[] = []
+  /** The dictionary's terms in sorted order, as loaded, until a new term arrives; spares the tree a sort. */
+  private sortedTerms?: readonly string[]
   private docs = new DocTerms()
   private lengths = new Uint32Array(0)
   private live = 0
@@ -195,80 +204,63 @@ export class InvertedIndex {
 
   /** The documents in `slots` as {@link CompactDocs}; terms no listed document holds are left out. */
   serializeCompact(slots: readonly number[]): CompactDocs {
-    const tableIndex = new Int32Array(this.byId.length).fill(-1)
-    const terms: string[] = []
-    const offsets = new Uint32Array(slots.length + 1)
-    let total = 0
     const {arena: doc, from, to} = this.docs
+    // The terms the listed documents hold, numbered in sorted order.
+    const used = new Set<number>()
+    for (const slot of slots) if (this.docs.has(slot)) for (let i = from[slot]!; i < to[slot]!; i += 2) used.add(doc[i]!)
+    const terms = [...used].map((id) => this.byId[id]!.text).sort()
+    const tableIndex = new Int32Array(this.byId.length).fill(-1)
+    terms.forEach((text, t) => (tableIndex[this.dictionary.get(text)!.id] = t))
+
+    const offsets = new Uint32Array(slots.length + 1)
+    const lengths = new Uint32Array(slots.length)
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!
-      if (this.docs.has(slot)) total += to[slot]! - from[slot]!
-      offsets[i + 1] = total
+      offsets[i + 1] = offsets[i]! + (this.docs.has(slot) ? to[slot]! - from[slot]! : 0)
+      lengths[i] = this.docs.has(slot) ? this.lengths[slot]! : 0
     }
-    const pairs = new Uint32Array(total)
+    const pairs = new Uint32Array(offsets[slots.length]!)
     let w = 0
     for (const slot of slots) {
       if (!this.docs.has(slot)) continue
       for (let i = from[slot]!; i < to[slot]!; i += 2) {
-        const id = doc[i]!
-        let t = tableIndex[id]!
-        if (t === -1) {
-          t = terms.length
-          terms.push(this.byId[id]!.text)
-          tableIndex[id] = t
-        }
-        pairs[w++] = t
+        pairs[w++] = tableIndex[doc[i]!]!
         pairs[w++] = doc[i + 1]!
       }
     }
-    return {terms, offsets, pairs}
+    return {terms, offsets, pairs, lengths, ...invert(terms.length, offsets, pairs)}
   }
 
   /**
-   * Rebuilds an index from {@link serializeCompact} output; document i gets slot i. The
-   * documents' pairs are used in place, and the postings are one array counted out in two
-   * passes, so loading allocates a few large arrays instead of an object per document.
+   * Rebuilds an index from {@link serializeCompact} output; document i gets slot i. Every array
+   * is used in place (the postings are views into one shared array), after checks that keep a
+   * damaged one from indexing out of bounds; loading allocates nothing per document.
    */
   static deserializeCompact(data: CompactDocs): InvertedIndex {
-    const {terms, offsets, pairs} = data
+    const {terms, offsets, pairs, lengths, starts, df, postings} = data
     const docs = offsets.length - 1
-    if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length) throw new Error('bad document offsets')
+    if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length || lengths.length !== docs) throw new Error('bad document offsets')
+    if (starts.length !== terms.length + 1 || df.length !== terms.length || starts[0] !== 0 || starts[terms.length] !== postings.length) throw new Error('bad postings table')
+    for (let i = 0; i < pairs.length; i += 2) if (pairs[i]! >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
     const index = new InvertedIndex()
-    index.docs = DocTerms.over(pairs)
-    const df = new Uint32Array(terms.length)
-    for (let i = 0; i < pairs.length; i += 2) {
-      const t = pairs[i]!
-      if (t >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
-      df[t]! += 1
-    }
-    // Each term's region has an eighth more room than it needs, so the facts added after loading
-    // go in place: without it, the first add to each common term copies its postings out, and
-    // the shared array stays alive beside the copies for the sake of the rare terms.
-    const start = new Uint32Array(terms.length + 1)
-    for (let t = 0; t < terms.length; t++) start[t + 1] = start[t]! + 2 * (df[t]! + Math.ceil(df[t]! / 8))
-    const fill = start.slice(0, terms.length)
-    const entries = new Uint32Array(start[terms.length]!)
+    index.docs = DocTerms.over(pairs, offsets)
+    index.lengths = lengths.slice()
+    index.live = docs
     for (let slot = 0; slot < docs; slot++) {
-      const from = offsets[slot]!
-      const to = offsets[slot + 1]!
-      if (to < from || (to - from) % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
-      let length = 0
-      for (let i = from; i < to; i += 2) {
-        const t = pairs[i]!
-        const tf = pairs[i + 1]!
-        entries[fill[t]!++] = slot
-        entries[fill[t]!++] = tf
-        length += tf
-      }
-      index.attach(slot, from, to, length)
+      if (offsets[slot + 1]! < offsets[slot]! || (offsets[slot + 1]! - offsets[slot]!) % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
+      index.totalLength += lengths[slot]!
     }
     for (let t = 0; t < terms.length; t++) {
       const text = terms[t]!
-      if (typeof text !== 'string' || index.dictionary.has(text)) throw new Error('bad term table: repeated terms')
-      const p: Postings = {id: t, text, entries: entries.subarray(start[t]!, start[t + 1]!), size: 2 * df[t]!, df: df[t]!, dead: 0}
+      const entries = postings.subarray(starts[t]!, starts[t + 1]!)
+      const size = 2 * df[t]!
+      if (typeof text !== 'string' || index.dictionary.has(text) || size > entries.length || (t > 0 && text <= terms[t - 1]!)) throw new Error('bad term table')
+      for (let i = 0; i < size; i += 2) if (entries[i]! >= docs || entries[i + 1]! < 1) throw new Error('bad postings')
+      const p: Postings = {id: t, text, entries, size, df: df[t]!, dead: 0}
       index.byId.push(df[t] === 0 ? undefined : p)
       if (df[t] !== 0) index.dictionary.set(text, p)
     }
+    index.sortedTerms = terms
     return index
   }
 
@@ -418,7 +410,7 @@ export class InvertedIndex {
   /** The radix tree over the terms, for prefix and fuzzy lookups; built when first needed. */
   private tree(): SearchableMap<Postings> {
     if (!this.radix) {
-      const terms = [...this.dictionary.keys()].sort()
+      const terms = this.sortedTerms?.filter((text) => this.dictionary.has(text)) ?? [...this.dictionary.keys()].sort()
       this.radix = new SearchableMap<Postings>(radixTree(terms, (term) => this.dictionary.get(term)!))
     }
     return this.radix
@@ -445,6 +437,7 @@ export class InvertedIndex {
       this.byId.push(p)
       this.dictionary.set(text, p)
       this.radix?.set(text, p)
+      this.sortedTerms = undefined
     }
     return p
   }
@@ -477,6 +470,29 @@ function wantthBestSoFar(acc: Accumulator, want: number): number {
 const EMPTY = new Uint32Array(0)
 
 /** Appends one document to a term's postings, growing them by half when full. */
+/**
+ * The postings of documents given as pairs, term by term in document order. Each term's region
+ * has an eighth more room than it needs, so the facts added after loading go in place: without
+ * it, the first add to each common term copies its postings out, and the shared array stays
+ * alive beside the copies for the sake of the rare terms.
+ */
+function invert(termCount: number, offsets: Uint32Array, pairs: Uint32Array): {starts: Uint32Array; df: Uint32Array; postings: Uint32Array} {
+  const df = new Uint32Array(termCount)
+  for (let i = 0; i < pairs.length; i += 2) df[pairs[i]!]! += 1
+  const starts = new Uint32Array(termCount + 1)
+  for (let t = 0; t < termCount; t++) starts[t + 1] = starts[t]! + 2 * (df[t]! + Math.ceil(df[t]! / 8))
+  const fill = starts.slice(0, termCount)
+  const postings = new Uint32Array(starts[termCount]!)
+  for (let doc = 0; doc + 1 < offsets.length; doc++) {
+    for (let i = offsets[doc]!; i < offsets[doc + 1]!; i += 2) {
+      const t = pairs[i]!
+      postings[fill[t]!++] = doc
+      postings[fill[t]!++] = pairs[i + 1]!
+    }
+  }
+  return {starts, df, postings}
+}
+
 function push(p: Postings, slot: number, tf: number): void {
   if (p.size + 2 > p.entries.length) {
     const grown = new Uint32Array(Math.max(8, Math.ceil((p.size + 2) * 1.5)))
@@ -532,10 +548,18 @@ class DocTerms {
   private garbage = 0
 
   /** Documents whose pairs are `pairs` (slot ranges given by attach), used in place. */
-  static over(pairs: Uint32Array): DocTerms {
+  /** Documents whose pairs are `pairs`, document i at pairs[offsets[i]..offsets[i+1]), used in place. */
+  static over(pairs: Uint32Array, offsets: Uint32Array): DocTerms {
     const docs = new DocTerms()
+    const count = offsets.length - 1
+    const size = Math.max(count, 1024)
     docs.arena = pairs
     docs.used = pairs.length
+    docs.from = new Uint32Array(size)
+    docs.from.set(offsets.subarray(0, count))
+    docs.to = new Uint32Array(size)
+    docs.to.set(offsets.subarray(1))
+    docs.alive = new Uint8Array(size).fill(1, 0, count)
     return docs
   }
 

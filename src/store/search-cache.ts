@@ -43,8 +43,9 @@ export interface SavedSegment {
  * The file: one line of JSON (this header), then two parts, each behind its own checksum. The
  * index part: ids, terms and creation times as UTF-8 text, one per line; the distinct tag
  * lists as one JSON array; zero padding to a multiple of 8 bytes; the creation times as 64-bit
- * floats; 32-bit integers (document offsets, term pairs, and for each fact its segment, its
- * tag list and where its record starts); one byte per fact saying whether it asks. Numbers are
+ * floats; 32-bit integers (document offsets and term pairs; for each fact its segment, its tag
+ * list and where its record starts; document lengths; the postings table, document frequencies
+ * and postings, see CompactDocs); one byte per fact saying whether it asks. Numbers are
  * in the byte order the header names. The records part: each fact's record as JSON, back to
  * back. A long-running process that reads every segment anyway reads only the index part.
  * Loading is two reads, checksums, a few splits and typed-array views: no JSON parse of the
@@ -60,10 +61,11 @@ interface Header {
   bytes: {ids: number; terms: number; dates: number; tags: number; index: number; records: number}
   /** SHA-256 (hex, first 32 digits) of each part. */
   checksums: {index: string; records: string}
-  /** Counts of ids, terms and pair integers. */
+  /** Counts of ids, terms, pair integers and postings integers. */
   ids: number
   terms: number
   pairs: number
+  postings: number
 }
 
 /** An index read back from its file. */
@@ -165,13 +167,14 @@ function usable(h: unknown): h is Header {
   if (header?.format !== FORMAT || header.version !== VERSION || header.signature !== SIGNATURE || header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return false
   if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null || typeof header.checksums !== 'object' || header.checksums === null) return false
   const {ids, terms, dates, tags, index, records} = header.bytes
-  return [ids, terms, dates, tags, index, records, header.ids, header.terms, header.pairs].every((n) => Number.isSafeInteger(n) && n >= 0)
+  return [ids, terms, dates, tags, index, records, header.ids, header.terms, header.pairs, header.postings].every((n) => Number.isSafeInteger(n) && n >= 0)
 }
 
 function decode(h: Header, part: Buffer, records: Buffer | undefined): SavedIndex | undefined {
   const n = h.ids
   const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.dates + h.bytes.tags
-  if (part.length !== align8(textBytes) + 8 * n + 4 * (n + 1 + h.pairs + n + n + n + 1) + n) return undefined
+  const integers = n + 1 + h.pairs + n + n + n + 1 + n + h.terms + 1 + h.terms + h.postings
+  if (part.length !== align8(textBytes) + 8 * n + 4 * integers + n) return undefined
   let at = 0
   const text = (length: number): string => part.toString('utf8', at, (at += length))
   const ids = lines(text(h.bytes.ids))
@@ -191,6 +194,10 @@ function decode(h: Header, part: Buffer, records: Buffer | undefined): SavedInde
   const segmentOf = numbers(n)
   const tagOf = numbers(n)
   const recordStart = numbers(n + 1)
+  const lengths = numbers(n)
+  const starts = numbers(h.terms + 1)
+  const df = numbers(h.terms)
+  const postings = numbers(h.postings)
   const asks = new Uint8Array(part.buffer, at, n)
 
   if (ids.length !== n || terms.length !== h.terms || createdAt.length !== n || !v.is(TagLists, tagLists)) return undefined
@@ -204,7 +211,7 @@ function decode(h: Header, part: Buffer, records: Buffer | undefined): SavedInde
 
   const recordText = (slot: number): string | undefined => records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
-    index: {ids, terms, offsets, pairs, createdAt, times, tags, asks},
+    index: {ids, terms, offsets, pairs, lengths, starts, df, postings, createdAt, times, tags, asks},
     segments: h.segments,
     segmentOf,
     recordText,
@@ -259,7 +266,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
   const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(tagLists)].map((t) => Buffer.from(t, 'utf8'))
   const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-  const numbers = [data.times, data.offsets, data.pairs, segmentOf, tagOf, recordStart, data.asks].map(bytes)
+  const numbers = [data.times, data.offsets, data.pairs, segmentOf, tagOf, recordStart, data.lengths, data.starts, data.df, data.postings, data.asks].map(bytes)
   const part = Buffer.concat([...texts, Buffer.alloc(align8(textLength) - textLength), ...numbers])
   const records = Buffer.concat(recordTexts)
   const header: Header = {
@@ -273,6 +280,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     ids: n,
     terms: data.terms.length,
     pairs: data.pairs.length,
+    postings: data.postings.length,
   }
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), part, records])
 }
