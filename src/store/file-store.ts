@@ -7,7 +7,6 @@ import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {DIR_MODE, keepCopy} from './durable-file.js'
 import {preMigrationPath} from './format.js'
 import {newId} from './ids.js'
-import {withLock} from './lock.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
@@ -353,6 +352,9 @@ export class FileStore implements Store {
   private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
     const dir = this.agent(agent).dir
     mkdirSync(dir, {recursive: true, mode: DIR_MODE})
+    // Loaded by the first write: proper-lockfile and graceful-fs cost a read-only command
+    // (a cold `mem search`) several milliseconds at start-up for nothing.
+    const {withLock} = await import('./lock.js')
     return withLock(dir, () => {
       const revision = readRevision(dir)
       const a = this.agent(agent)
