@@ -43,12 +43,13 @@ export interface SavedSegment {
  * The file: one line of JSON (this header), then two parts, each behind its own checksum. The
  * index part: ids, terms and creation times as UTF-8 text, one per line; the distinct tag
  * lists as one JSON array; zero padding to a multiple of 8 bytes; the creation times as 64-bit
- * floats; 32-bit integers (document offsets and term pairs; for each fact its segment, its tag
- * list and where its record starts; document lengths; the postings table, document frequencies
- * and postings, see CompactDocs); one byte per fact saying whether it asks. Numbers are
- * in the byte order the header names. The records part: each fact's record as JSON, back to
- * back. A long-running process that reads every segment anyway reads only the index part.
- * Loading is two reads, checksums, a few splits and typed-array views: no JSON parse of the
+ * floats; 32-bit integers (document offsets; for each fact its segment, its tag list, where
+ * its record starts and its length; the postings table and document frequencies); one byte
+ * per fact saying whether it asks; zero padding to a multiple of 4 bytes; last, what a loaded
+ * index keeps, as 32-bit integers: the term pairs and the postings (see CompactDocs). Numbers
+ * are in the byte order the header names. The records part: each fact's record as JSON, back
+ * to back. A long-running process, which reads every segment anyway, reads only the index
+ * part. Loading is a few reads, checksums, splits and typed-array views: no JSON parse of the
  * index and no object per fact.
  */
 interface Header {
@@ -112,8 +113,10 @@ const LITTLE_ENDIAN = endianness() === 'LE'
 const SavedSegments = v.array(v.object({name: v.string(), key: v.string()}))
 const TagLists = v.array(v.array(v.string()))
 
-function checksum(body: Buffer): string {
-  return createHash('sha256').update(body).digest('hex').slice(0, 32)
+function checksum(...parts: Buffer[]): string {
+  const hash = createHash('sha256')
+  for (const part of parts) hash.update(part)
+  return hash.digest('hex').slice(0, 32)
 }
 
 /**
@@ -130,11 +133,17 @@ export function readSaved(agentDir: string, options: {records: boolean}): SavedI
     if (!head || !usable(head.header)) return undefined
     const {header: h, length} = head
     if (length + h.bytes.index + h.bytes.records !== size) return undefined
-    const part = readAt(fd, length, h.bytes.index)
-    if (checksum(part) !== h.checksums.index) return undefined
+    // The pairs and postings, which a loaded index keeps, each get a buffer of their own, so
+    // that the rest of what is read here can be collected.
+    const kept = 4 * (h.pairs + h.postings)
+    if (kept > h.bytes.index) return undefined
+    const rest = readAt(fd, length, h.bytes.index - kept)
+    const pairs = readAt(fd, length + rest.length, 4 * h.pairs)
+    const postings = readAt(fd, length + rest.length + pairs.length, 4 * h.postings)
+    if (checksum(rest, pairs, postings) !== h.checksums.index) return undefined
     const records = options.records ? readAt(fd, length + h.bytes.index, h.bytes.records) : undefined
     if (records && checksum(records) !== h.checksums.records) return undefined
-    return decode(h, part, records)
+    return decode(h, rest, new Uint32Array(pairs.buffer, 0, h.pairs), new Uint32Array(postings.buffer, 0, h.postings), records)
   } catch {
     return undefined
   } finally {
@@ -170,11 +179,10 @@ function usable(h: unknown): h is Header {
   return [ids, terms, dates, tags, index, records, header.ids, header.terms, header.pairs, header.postings].every((n) => Number.isSafeInteger(n) && n >= 0)
 }
 
-function decode(h: Header, part: Buffer, records: Buffer | undefined): SavedIndex | undefined {
+function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Array, records: Buffer | undefined): SavedIndex | undefined {
   const n = h.ids
   const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.dates + h.bytes.tags
-  const integers = n + 1 + h.pairs + n + n + n + 1 + n + h.terms + 1 + h.terms + h.postings
-  if (part.length !== align8(textBytes) + 8 * n + 4 * integers + n) return undefined
+  if (part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + 1 + n + h.terms + 1 + h.terms) + n)) return undefined
   let at = 0
   const text = (length: number): string => part.toString('utf8', at, (at += length))
   const ids = lines(text(h.bytes.ids))
@@ -190,14 +198,12 @@ function decode(h: Header, part: Buffer, records: Buffer | undefined): SavedInde
     return view
   }
   const offsets = numbers(n + 1)
-  const pairs = numbers(h.pairs)
   const segmentOf = numbers(n)
   const tagOf = numbers(n)
   const recordStart = numbers(n + 1)
   const lengths = numbers(n)
   const starts = numbers(h.terms + 1)
   const df = numbers(h.terms)
-  const postings = numbers(h.postings)
   const asks = new Uint8Array(part.buffer, at, n)
 
   if (ids.length !== n || terms.length !== h.terms || createdAt.length !== n || !v.is(TagLists, tagLists)) return undefined
@@ -230,6 +236,10 @@ function decode(h: Header, part: Buffer, records: Buffer | undefined): SavedInde
 
 function lines(text: string): string[] {
   return text === '' ? [] : text.split('\n')
+}
+
+function align4(n: number): number {
+  return (n + 3) & ~3
 }
 
 function align8(n: number): number {
@@ -266,8 +276,10 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
   const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(tagLists)].map((t) => Buffer.from(t, 'utf8'))
   const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-  const numbers = [data.times, data.offsets, data.pairs, segmentOf, tagOf, recordStart, data.lengths, data.starts, data.df, data.postings, data.asks].map(bytes)
-  const part = Buffer.concat([...texts, Buffer.alloc(align8(textLength) - textLength), ...numbers])
+  const numbers = [data.times, data.offsets, segmentOf, tagOf, recordStart, data.lengths, data.starts, data.df, data.asks].map(bytes)
+  const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
+  const padding = (length: number, to: number) => Buffer.alloc(to - length)
+  const part = Buffer.concat([...texts, padding(textLength, align8(textLength)), ...numbers, padding(restLength, align4(restLength)), bytes(data.pairs), bytes(data.postings)])
   const records = Buffer.concat(recordTexts)
   const header: Header = {
     format: FORMAT,

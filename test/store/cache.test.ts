@@ -171,12 +171,14 @@ describe('saved search index', function () {
     }
   })
 
-  /** Where the pairs start in the index part: after the text blocks, their padding, the times and the document offsets. */
+  /** Where the pairs start in the index part: after the text blocks, the per-fact and per-term numbers, and their padding. */
   const pairsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
     const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.tags!
     const facts = header.ids as number
-    return ((text + 7) & ~7) + 8 * facts + 4 * (facts + 1)
+    const terms = header.terms as number
+    const rest = ((text + 7) & ~7) + 8 * facts + 4 * (5 * facts + 2 + 2 * terms + 1) + facts
+    return (rest + 3) & ~3
   }
   const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 32)
 
@@ -186,6 +188,9 @@ describe('saved search index', function () {
     const expected = search(home, 'heron')
     const {header, body} = readSaved()
     const indexBytes = (header.bytes as {index: number}).index
+    // The first pair as saved: a term in the table, a count of at least one.
+    assert.ok(body.readUInt32LE(pairsAt(header)) < (header.terms as number))
+    assert.ok(body.readUInt32LE(pairsAt(header) + 4) >= 1)
     for (const value of [0xffffffff, 0]) {
       const broken = Buffer.from(body)
       // The first pair: term index, then count. A term past the table, then a count of zero.
