@@ -1,16 +1,17 @@
 import {FileStore} from '../store/file-store.js'
 import type {OperationContext} from '../ops/index.js'
+import {configDir} from './config-dir.js'
 
-/** Where data lives: MEM_HOME when set, else oclif's config dir (~/.config/mem on Linux, XDG-aware). */
-export function resolveHome(configDir: string): string {
+/** Where data lives: MEM_HOME when set, else the config dir (~/.config/mem on Linux, XDG-aware). */
+export function resolveHome(): string {
   const fromEnv = process.env.MEM_HOME
-  return fromEnv && fromEnv.trim() !== '' ? fromEnv : configDir
+  return fromEnv && fromEnv.trim() !== '' ? fromEnv : configDir()
 }
 
 export function defaultAgent(flag: string | undefined): string {
   return flag ?? process.env.MEM_AGENT ?? 'default'
 }
 
-export function openContext(configDir: string, agentFlag?: string): OperationContext {
-  return {store: new FileStore(resolveHome(configDir)), defaultAgent: defaultAgent(agentFlag)}
+export function openContext(agentFlag?: string): OperationContext {
+  return {store: new FileStore(resolveHome()), defaultAgent: defaultAgent(agentFlag)}
 }
