@@ -1,7 +1,7 @@
 /**
- * The fast path for the everyday commands: `mem search` and `mem add` without oclif. Loading
- * @oclif/core and its plugins costs more than the search itself (docs/performance.md), so
- * bin/run.js tries this module first. It handles an invocation only when it understands all of
+ * The fast path for the everyday commands: `mem search`, `mem add`, `mem list` and `mem resume`
+ * without oclif. Loading @oclif/core and its plugins costs more than a search itself
+ * (docs/performance.md), so bin/run.js tries this module first. It handles an invocation only when it understands all of
  * it (src/cli/fast-argv.ts) and otherwise returns false, leaving the full oclif run to answer,
  * help and errors included. What it runs is the commands' own spec, context and output code.
  *
@@ -13,6 +13,8 @@ import {jsonFlag, type CommandSpec} from './cli/flag-spec.js'
 const specs: Record<string, () => Promise<CommandSpec>> = {
   search: async () => (await import('./cli/specs/search.js')).searchSpec as CommandSpec,
   add: async () => (await import('./cli/specs/add.js')).addSpec as CommandSpec,
+  list: async () => (await import('./cli/specs/list.js')).listSpec as CommandSpec,
+  resume: async () => (await import('./cli/specs/resume.js')).resumeSpec as CommandSpec,
 }
 
 /** Runs `argv` (without node and the script) if it is a fast command it fully understands; false means "use oclif". */
@@ -28,7 +30,7 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
     import('./cli/output.js'),
     import('./ops/operation.js'),
   ])
-  const parsed = parseFastArgv({...jsonFlag, ...spec.flags}, args)
+  const parsed = parseFastArgv({...jsonFlag, ...spec.flags}, args, spec.words)
   if (!parsed) return false
   const {words, flags} = parsed
   const json = flags.json === true

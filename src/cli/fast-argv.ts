@@ -11,13 +11,13 @@ export interface FastArgv<S extends FlagSpecs> {
  * `-c value`, repeated `multiple` flags, integers written as /^-?\d+$/, and plain words. It
  * returns undefined for everything else (`--`, help and version flags, unknown or combined
  * flags, a flag given twice, a missing value or one starting with "-", a bad integer, any word
- * starting with "-"), and the full oclif run then answers, with its own errors and help.
+ * starting with "-", words for a command that takes none), and the full oclif run then answers, with its own errors and help.
  *
  * Two oclif behaviours are mirrored because they change the result: a word after a `multiple`
  * flag's value is another value of that flag until the next option flag (`--tag a b` tags a
  * and b), and a value-taking flag stays "current" across boolean flags.
  */
-export function parseFastArgv<S extends FlagSpecs>(specs: S, args: readonly string[]): FastArgv<S> | undefined {
+export function parseFastArgv<S extends FlagSpecs>(specs: S, args: readonly string[], takesWords = true): FastArgv<S> | undefined {
   const flags: Record<string, boolean | number | string | string[]> = {}
   const words: string[] = []
   const rest = [...args]
@@ -52,6 +52,7 @@ export function parseFastArgv<S extends FlagSpecs>(specs: S, args: readonly stri
       flags[name] = value
     }
   }
+  if (!takesWords && words.length > 0) return undefined
   for (const [name, spec] of Object.entries(specs)) if (!Object.hasOwn(flags, name) && spec.default !== undefined) flags[name] = spec.default
   return {words, flags: flags as FlagValues<S>}
 }

@@ -38,6 +38,8 @@ export const agentFlag = {
 export interface CommandSpec<S extends FlagSpecs & typeof agentFlag = FlagSpecs & typeof agentFlag> {
   readonly operation: AnyOperation
   readonly flags: S
+  /** Whether the command takes free words (oclif's `strict = false`); if not, any word is an error. */
+  readonly words: boolean
   input(words: string[], flags: FlagValues<S>): Promise<Record<string, unknown>>
 }
 

@@ -9,7 +9,7 @@ export default class Add extends MemCommand {
     '<%= config.bin %> add "Prefers pnpm as package manager" --agent alice --tag tooling',
     'echo "The staging database is read-only on Fridays" | <%= config.bin %> add --tag ops',
   ]
-  static override strict = false
+  static override strict = !addSpec.words
   static override flags = oclifFlags(addSpec.flags)
 
   async run(): Promise<unknown> {

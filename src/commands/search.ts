@@ -11,8 +11,8 @@ export default class Search extends MemCommand {
     '<%= config.bin %> search standup --since "last week"',
     '<%= config.bin %> search "package manager" --json | jq -r \'.facts[].content\'',
   ]
-  static override strict = false
   static override args = {}
+  static override strict = !searchSpec.words
   static override flags = oclifFlags(searchSpec.flags)
 
   async run(): Promise<unknown> {

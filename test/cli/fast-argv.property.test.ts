@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict'
 
-import {Parser} from '@oclif/core'
+import {Parser, type Interfaces} from '@oclif/core'
 import fc from 'fast-check'
 
 import {parseFastArgv} from '../../src/cli/fast-argv.js'
 import {jsonFlag, type CommandSpec, type FlagSpecs} from '../../src/cli/flag-spec.js'
 import {wordsOf} from '../../src/cli/oclif-flags.js'
 import {addSpec} from '../../src/cli/specs/add.js'
+import {listSpec} from '../../src/cli/specs/list.js'
+import {resumeSpec} from '../../src/cli/specs/resume.js'
 import {searchSpec} from '../../src/cli/specs/search.js'
 import Add from '../../src/commands/add.js'
+import List from '../../src/commands/list.js'
+import Resume from '../../src/commands/resume.js'
 import Search from '../../src/commands/search.js'
 
 /** Words, values and near-misses: repeats matter (oclif reorders repeated words), as do leading dashes. */
@@ -30,7 +34,7 @@ function tokens(spec: CommandSpec): fc.Arbitrary<string> {
 }
 
 /** What oclif's parser makes of argv with the command class's own flags, or undefined when it rejects it. */
-async function oclifParse(command: typeof Search | typeof Add, argv: string[]) {
+async function oclifParse(command: {baseFlags: Interfaces.FlagInput; flags: Interfaces.FlagInput; strict: boolean}, argv: string[]) {
   try {
     const out = await Parser.parse(argv, {flags: {...command.baseFlags, ...command.flags}, args: {}, strict: command.strict})
     return {words: wordsOf(out.raw), argv: out.argv as string[], flags: out.flags as Record<string, unknown>}
@@ -40,13 +44,14 @@ async function oclifParse(command: typeof Search | typeof Add, argv: string[]) {
 }
 
 describe('the fast-path argv parser agrees with oclif', () => {
-  for (const [name, spec, command] of [['search', searchSpec, Search], ['add', addSpec, Add]] as const) {
+  const commands = [['search', searchSpec, Search], ['add', addSpec, Add], ['list', listSpec, List], ['resume', resumeSpec, Resume]] as const
+  for (const [name, spec, command] of commands) {
     it(`mem ${name}: whenever it accepts, oclif gives the same words and flags; whenever oclif rejects, it declines`, async () => {
       let accepted = 0
       let rejectedByOclif = 0
       await fc.assert(
         fc.asyncProperty(fc.array(tokens(spec as CommandSpec), {maxLength: 8}), async (argv) => {
-          const fast = parseFastArgv({...jsonFlag, ...spec.flags}, argv)
+          const fast = parseFastArgv({...jsonFlag, ...spec.flags}, argv, spec.words)
           const oclif = await oclifParse(command, argv)
           if (!oclif) rejectedByOclif++
           if (!fast) return
@@ -66,6 +71,7 @@ describe('the fast-path argv parser agrees with oclif', () => {
 
   it('declines what it does not handle, so oclif answers', () => {
     const specs = {...jsonFlag, ...searchSpec.flags}
+    assert.equal(parseFastArgv({...jsonFlag, ...listSpec.flags}, ['--all', 'stray'], listSpec.words), undefined)
     for (const argv of [['--help'], ['-h'], ['foo', '--version'], ['--', 'foo'], ['-na', 'x'], ['-n5'], ['--json', '--json'], ['--limit', '1', '--limit', '2'], ['--limit'], ['--limit', 'ten'], ['--no-json'], ['--since', '-3'], ['--json=true'], ['-5']]) {
       assert.equal(parseFastArgv(specs, argv), undefined, JSON.stringify(argv))
     }

@@ -26,6 +26,7 @@ describe('the fast path prints what oclif prints', () => {
     for (const args of [['Deploys happen on Tuesdays', '--tag', 'ops'], ['Deploy steps live in the runbook', '--tag', 'ops', '--tag', 'ci'], ['Alice prefers tea', '--agent', 'alice']]) {
       assert.equal(mem(home.home, ['add', ...args]).code, 0)
     }
+    assert.equal(mem(home.home, ['save', '--agent', 'alice', '--state', '{"step":2,"todo":["ship"]}']).code, 0)
   })
   after(() => home.cleanup())
 
@@ -47,9 +48,20 @@ describe('the fast path prints what oclif prints', () => {
     {args: ['search', 'x', '--json'], env: {MEM_AGENT: '!nope'}},
     {args: ['search', 'x', '--since', 'whenever', '--json']},
     {args: ['search', 'x', '--since', 'whenever']},
+    {args: ['list', '--json']},
+    {args: ['list', '-t', 'ops', '-n', '1']},
+    {args: ['list', '--all', '--since', 'last year', '--agent', 'alice', '--json']},
+    {args: ['list', '--limit', '0', '--json']},
+    {args: ['resume']},
+    {args: ['resume', '--json', '--agent', 'alice']},
+    {args: ['resume', '-a', 'alice']},
+    {args: ['resume', '--on-missing', 'empty', '--json']},
+    {args: ['resume', '--on-missing', 'sometimes']},
+    {args: ['resume', '--id', 'nope', '--json']},
     // Declined by the fast path: oclif answers either way.
     {args: ['search', 'x', '--limit', 'ten']},
     {args: ['search', 'x', '--bogus', '--json']},
+    {args: ['list', 'stray', '--json']},
   ]
 
   for (const {args, env} of searches) {
@@ -120,8 +132,8 @@ describe('what the fast path loads', () => {
     return [...bundledOclif, ...packagesAmong(urls, '@oclif|ink|react|@modelcontextprotocol')]
   }
 
-  it('mem search and mem add never load @oclif/core, ink, react or the MCP SDK', () => {
-    for (const args of [['search', 'deploys'], ['search', 'deploys', '--json', '--since', 'last week', '-n', '3'], ['add', 'Standups are at ten', '--tag', 'team'], ['add', '--json', 'x', '-a', 'alice']]) {
+  it('mem search, add, list and resume never load @oclif/core, ink, react or the MCP SDK', () => {
+    for (const args of [['search', 'deploys'], ['search', 'deploys', '--json', '--since', 'last week', '-n', '3'], ['add', 'Standups are at ten', '--tag', 'team'], ['add', '--json', 'x', '-a', 'alice'], ['list', '--all'], ['resume', '--on-missing', 'empty']]) {
       const urls = modulesResolvedBy(home.home, [BIN, ...args])
       assert.ok(urls.some((u) => u.endsWith('/dist/fast.js')), `the trace saw mem load for ${args.join(' ')}`)
       assert.deepEqual(oclifAndHeavy(urls), [], `mem ${args.join(' ')}`)

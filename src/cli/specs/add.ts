@@ -5,6 +5,7 @@ import {joinWords, readStdin} from '../input.js'
 /** `mem add`: the words are the fact, else stdin. */
 export const addSpec = defineCommandSpec({
   operation: memoryAdd,
+  words: true,
   flags: {
     ...agentFlag,
     tag: {kind: 'string', char: 't', description: 'Tag the fact (repeat for several).', multiple: true},

@@ -6,6 +6,7 @@ import {resolveTimePhrase} from '../time-phrases.js'
 /** `mem search`: the words are the query. */
 export const searchSpec = defineCommandSpec({
   operation: memorySearch,
+  words: true,
   flags: {
     ...agentFlag,
     limit: {kind: 'integer', char: 'n', description: 'Most facts to return (1-100).', default: 10},
