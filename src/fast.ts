@@ -1,9 +1,9 @@
 /**
  * The fast path for the everyday commands: `mem search`, `mem add`, `mem list` and `mem resume`
  * without oclif. Loading @oclif/core and its plugins costs more than a search itself
- * (docs/performance.md), so bin/run.js tries this module first. It handles an invocation only when it understands all of
- * it (src/cli/fast-argv.ts) and otherwise returns false, leaving the full oclif run to answer,
- * help and errors included. What it runs is the commands' own spec, context and output code.
+ * (docs/performance.md), so bin/run.js tries this module first. It handles an invocation only
+ * when it understands all of it (src/cli/fast-argv.ts) and otherwise returns false, leaving the
+ * full oclif run to answer, help and errors included. What it runs is the commands' own spec, context and output code.
  *
  * Nothing here, or imported from here, may import @oclif/core (scripts/build.mjs checks).
  */
