@@ -67,6 +67,8 @@ const commands = [...sources('commands'), ...sources('hooks')]
 const entryPoints = Object.fromEntries(commands.map((file) => [relative(src, file).replace(/\.tsx?$/, ''), file]))
 // bin/run.js starts oclif from this module, so the binary and the commands share one bundled @oclif/core.
 entryPoints.main = 'mem:main'
+// bin/run.js tries this first: `mem search` and `mem add` without oclif (src/fast.ts).
+entryPoints.fast = join(src, 'fast.ts')
 
 const mainEntry = {
   name: 'main-entry',
@@ -76,7 +78,7 @@ const mainEntry = {
   },
 }
 
-await build({
+const result = await build({
   entryPoints,
   outdir: join(root, 'dist'),
   chunkNames: 'chunks/[name]-[hash]',
@@ -91,4 +93,35 @@ await build({
   define: {MEM_SEARCH_SIGNATURE: JSON.stringify(searchSignature())},
   plugins: [mainEntry, hotPathOnly],
   logLevel: 'warning',
+  metafile: true,
+  absWorkingDir: root,
 })
+
+/** Packages the fast path must never load, statically or through import(). */
+const NOT_ON_FAST_PATH = /(^|\/node_modules\/)(@oclif\/|ink\b|react\b|@modelcontextprotocol\/)/
+
+/**
+ * Everything dist/fast.js can load, following static and dynamic imports through the chunks:
+ * bundled sources (the outputs' inputs) and the packages left as runtime imports.
+ */
+function fastPathLoads(metafile) {
+  const outputs = metafile.outputs
+  const seen = new Set()
+  const loads = []
+  const visit = (file) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    loads.push(...Object.keys(outputs[file].inputs))
+    for (const imported of outputs[file].imports) {
+      if (imported.external) loads.push(imported.path)
+      else visit(imported.path)
+    }
+  }
+  visit('dist/fast.js')
+  return loads
+}
+
+const forbidden = fastPathLoads(result.metafile).filter((path) => NOT_ON_FAST_PATH.test(path))
+if (forbidden.length > 0) {
+  throw new Error(`dist/fast.js must not load oclif, ink, react or the MCP SDK, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`)
+}

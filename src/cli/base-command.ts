@@ -1,57 +1,46 @@
-import {Command, Errors, Flags} from '@oclif/core'
-
-import {MemError, asMemError, errorJson, exitCodeOf} from '../errors.js'
+import {Command, Errors} from '@oclif/core'
 import type * as v from 'valibot'
 
+import {MemError} from '../errors.js'
 import {runOperation, type Operation, type OperationContext} from '../ops/index.js'
+import {agentFlag as agentFlagSpec, jsonFlag} from './flag-spec.js'
 import {openContext} from './home.js'
-import {renderers} from './render.js'
-import {wantsStyle} from './terminal-style.js'
+import {oclifFlags} from './oclif-flags.js'
+import {printLine, printResult, reportFailure} from './output.js'
 
-export const agentFlag = {
-  agent: Flags.string({char: 'a', description: 'Agent whose memory to use [default: $MEM_AGENT, else "default"].', helpValue: 'ID'}),
-}
+export const agentFlag = oclifFlags(agentFlagSpec)
 
 /**
  * What every mem command shares: the --json switch, the store, and the single mapping from
- * errors to stderr text, `{"error": …}` on stdout under --json, and exit codes.
+ * errors to stderr text, `{"error": …}` on stdout under --json, and exit codes (src/cli/output.ts,
+ * which the fast path in src/fast.ts uses too).
  */
 export abstract class MemCommand extends Command {
-  static override baseFlags = {
-    json: Flags.boolean({description: 'Print the result as JSON: the same payload an MCP client gets as structuredContent.', helpGroup: 'GLOBAL'}),
-  }
+  static override baseFlags = oclifFlags(jsonFlag)
 
   protected get jsonMode(): boolean {
     return this.argv.includes('--json')
   }
 
   protected context(agent?: string, longLived = false): OperationContext {
-    return openContext(this.config.configDir, agent, longLived)
+    return openContext(agent, longLived)
   }
 
   /** Runs an operation and prints its prose, or its payload under --json. */
   protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, input: Record<string, unknown>, agent?: string): Promise<v.InferOutput<O>> {
     const payload = await runOperation(op, this.context(agent), input)
-    this.print(this.jsonMode ? JSON.stringify(payload) : this.human(op, payload))
+    printResult(op, payload, this.jsonMode)
     return payload
   }
 
-  /** The prose, byte for byte, unless a person is reading a terminal: then its coloured twin. */
-  protected human<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>): string {
-    const render = renderers[op.tool]
-    return render && wantsStyle(process.stdout, process.env) ? render(payload as never, new Date()) : op.prose(payload)
-  }
-
   protected print(text: string): void {
-    process.stdout.write(`${text}\n`)
+    printLine(text)
   }
 
   override async catch(error: Error & {exitCode?: number}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    const memError = isUsageError(error) ? new MemError('invalid_input', error.message) : asMemError(error)
-    process.stderr.write(`Error: ${memError.message}\n`)
-    if (this.jsonMode) this.print(JSON.stringify(errorJson(memError)))
-    return this.exit(exitCodeOf(memError))
+    const failure = isUsageError(error) ? new MemError('invalid_input', error.message) : error
+    return this.exit(reportFailure(failure, this.jsonMode))
   }
 }
 

@@ -1,8 +1,6 @@
-import {Flags} from '@oclif/core'
-
-import {MemCommand, agentFlag} from '../cli/base-command.js'
-import {joinWords, readStdin} from '../cli/input.js'
-import {memoryAdd} from '../ops/index.js'
+import {MemCommand} from '../cli/base-command.js'
+import {oclifFlags, wordsOf} from '../cli/oclif-flags.js'
+import {addSpec} from '../cli/specs/add.js'
 
 export default class Add extends MemCommand {
   static override summary = 'Remember a fact.'
@@ -11,15 +9,11 @@ export default class Add extends MemCommand {
     '<%= config.bin %> add "Prefers pnpm as package manager" --agent alice --tag tooling',
     'echo "The staging database is read-only on Fridays" | <%= config.bin %> add --tag ops',
   ]
-  static override strict = false
-  static override flags = {
-    ...agentFlag,
-    tag: Flags.string({char: 't', description: 'Tag the fact (repeat for several).', multiple: true}),
-  }
+  static override strict = !addSpec.words
+  static override flags = oclifFlags(addSpec.flags)
 
   async run(): Promise<unknown> {
-    const {argv, flags} = await this.parse(Add)
-    const content = joinWords(argv as string[]) ?? (await readStdin())?.trim() ?? ''
-    return this.runOp(memoryAdd, {agent_id: flags.agent, content, tags: flags.tag}, flags.agent)
+    const {raw, flags} = await this.parse(Add)
+    return this.runOp(addSpec.operation, await addSpec.input(wordsOf(raw), flags), flags.agent)
   }
 }

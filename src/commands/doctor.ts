@@ -18,7 +18,7 @@ export default class Doctor extends MemCommand {
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Doctor)
-    const report = await doctor.handler(resolveHome(this.config.configDir), parseInput(doctor.input, {fix: flags.fix}))
+    const report = await doctor.handler(resolveHome(), parseInput(doctor.input, {fix: flags.fix}))
     this.print(this.jsonMode ? JSON.stringify(report) : doctor.prose(report))
     if (!report.ok) this.exit(1)
     return report

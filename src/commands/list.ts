@@ -1,8 +1,6 @@
-import {Flags} from '@oclif/core'
-
-import {MemCommand, agentFlag} from '../cli/base-command.js'
-import {resolveTimePhrase} from '../cli/time-phrases.js'
-import {factList} from '../ops/index.js'
+import {MemCommand} from '../cli/base-command.js'
+import {oclifFlags} from '../cli/oclif-flags.js'
+import {listSpec} from '../cli/specs/list.js'
 
 export default class List extends MemCommand {
   static override summary = "List an agent's facts, newest first."
@@ -12,19 +10,11 @@ export default class List extends MemCommand {
     '<%= config.bin %> list --tag ops --since "last week"',
     '<%= config.bin %> list --all --limit 100 --json | jq -r \'.facts[] | select(.status == "deleted") | .id\'',
   ]
-  static override flags = {
-    ...agentFlag,
-    limit: Flags.integer({char: 'n', description: 'Most facts to show (1-10000).', default: 20}),
-    tag: Flags.string({char: 't', description: 'Only facts with this tag (repeat for several; all must match).', multiple: true}),
-    since: Flags.string({description: 'Only facts saved at or after this time (ISO date or phrase).', helpValue: 'WHEN'}),
-    until: Flags.string({description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'}),
-    all: Flags.boolean({description: 'Include superseded and deleted facts.'}),
-  }
+  static override strict = !listSpec.words
+  static override flags = oclifFlags(listSpec.flags)
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(List)
-    const since = await resolveTimePhrase(flags.since, '--since')
-    const until = await resolveTimePhrase(flags.until, '--until')
-    return this.runOp(factList, {agent_id: flags.agent, limit: flags.limit, tags: flags.tag, since, until, all: flags.all}, flags.agent)
+    return this.runOp(listSpec.operation, await listSpec.input([], flags), flags.agent)
   }
 }

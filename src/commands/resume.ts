@@ -1,7 +1,6 @@
-import {Flags} from '@oclif/core'
-
-import {MemCommand, agentFlag} from '../cli/base-command.js'
-import {checkpointResume} from '../ops/index.js'
+import {MemCommand} from '../cli/base-command.js'
+import {oclifFlags} from '../cli/oclif-flags.js'
+import {resumeSpec} from '../cli/specs/resume.js'
 
 export default class Resume extends MemCommand {
   static override summary = 'Show the latest checkpoint (or one by id).'
@@ -11,14 +10,11 @@ export default class Resume extends MemCommand {
     '<%= config.bin %> resume --on-missing empty --json | jq .state',
     '<%= config.bin %> resume --id 01JDQ3N7X2C9V5K8M4T6R0B1AZ',
   ]
-  static override flags = {
-    ...agentFlag,
-    id: Flags.string({description: 'Checkpoint id [default: the latest].', helpValue: 'CHECKPOINT_ID'}),
-    'on-missing': Flags.string({description: 'When nothing is saved: "error" (exit 3) or "empty" (a found: false result).', default: 'error', helpValue: 'error|empty'}),
-  }
+  static override strict = !resumeSpec.words
+  static override flags = oclifFlags(resumeSpec.flags)
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Resume)
-    return this.runOp(checkpointResume, {agent_id: flags.agent, checkpoint_id: flags.id, on_missing: flags['on-missing']}, flags.agent)
+    return this.runOp(resumeSpec.operation, await resumeSpec.input([], flags), flags.agent)
   }
 }

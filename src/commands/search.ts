@@ -1,9 +1,6 @@
-import {Flags} from '@oclif/core'
-
-import {MemCommand, agentFlag} from '../cli/base-command.js'
-import {joinWords} from '../cli/input.js'
-import {resolveTimePhrase} from '../cli/time-phrases.js'
-import {memorySearch} from '../ops/index.js'
+import {MemCommand} from '../cli/base-command.js'
+import {oclifFlags, wordsOf} from '../cli/oclif-flags.js'
+import {searchSpec} from '../cli/specs/search.js'
 
 export default class Search extends MemCommand {
   static override summary = 'Find facts by relevance.'
@@ -14,21 +11,12 @@ export default class Search extends MemCommand {
     '<%= config.bin %> search standup --since "last week"',
     '<%= config.bin %> search "package manager" --json | jq -r \'.facts[].content\'',
   ]
-  static override strict = false
   static override args = {}
-  static override flags = {
-    ...agentFlag,
-    limit: Flags.integer({char: 'n', description: 'Most facts to return (1-100).', default: 10}),
-    tag: Flags.string({char: 't', description: 'Only facts with this tag (repeat for several; all must match).', multiple: true}),
-    since: Flags.string({description: 'Only facts saved at or after this time: an ISO date or a phrase such as "yesterday", "last week", "3 days ago".', helpValue: 'WHEN'}),
-    until: Flags.string({description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'}),
-  }
+  static override strict = !searchSpec.words
+  static override flags = oclifFlags(searchSpec.flags)
 
   async run(): Promise<unknown> {
-    const {argv, flags} = await this.parse(Search)
-    const query = joinWords(argv as string[]) ?? ''
-    const since = await resolveTimePhrase(flags.since, '--since')
-    const until = await resolveTimePhrase(flags.until, '--until')
-    return this.runOp(memorySearch, {agent_id: flags.agent, query, limit: flags.limit, tags: flags.tag, since, until}, flags.agent)
+    const {raw, flags} = await this.parse(Search)
+    return this.runOp(searchSpec.operation, await searchSpec.input(wordsOf(raw), flags), flags.agent)
   }
 }

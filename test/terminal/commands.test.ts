@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
-import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../../src/ops/index.js'
-import {BIN, ROOT, childEnv, mem, tempHome} from '../helpers/mem.js'
+import {modulesResolvedBy, packagesAmong} from '../helpers/loads.js'
+import {BIN, ROOT, mem, tempHome} from '../helpers/mem.js'
 
 /** The environment of a pipe: no NO_COLOR, so only the pipe itself keeps colour away. */
 const PIPE = {env: {NO_COLOR: undefined, MEM_AGENT: 'alice'}}
@@ -173,31 +172,15 @@ describe('what the everyday commands load', () => {
   })
   after(() => home.cleanup())
 
-  let runs = 0
-
-  /** Every module URL the ESM loader resolves while node runs `args`. */
-  function resolvedBy(args: string[]): string[] {
-    const log = join(home.home, `imports-${runs++}.log`)
-    const hooks = `import {appendFileSync} from 'node:fs'
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context)
-  appendFileSync(${JSON.stringify(log)}, result.url + '\\n')
-  return result
-}`
-    const register = `import {register} from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})`
-    const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args], {env: childEnv(home.home), encoding: 'utf8'})
-    assert.equal(r.status, 0, r.stderr)
-    return readFileSync(log, 'utf8').split('\n')
-  }
-
+  const resolvedBy = (args: string[]) => modulesResolvedBy(home.home, args)
   const loaded = (args: string[]) => resolvedBy([BIN, ...args])
 
-  const heavy = (urls: string[], names = 'ink|react|@modelcontextprotocol') => urls.filter((u) => new RegExp(`/node_modules/(${names})/`).test(u))
+  const heavy = (urls: string[], names = 'ink|react|@modelcontextprotocol') => packagesAmong(urls, names)
 
   it('search, list, agents, history and checkpoints never load ink, react or the MCP SDK', () => {
     for (const args of [['search', 'deploys'], ['list'], ['agents'], ['checkpoints'], ['search', 'deploys', '--since', 'last week']]) {
       const urls = loaded(args)
-      assert.ok(urls.some((u) => u.includes('/dist/commands/')), `the trace saw the command load for ${args.join(' ')}`)
+      assert.ok(urls.some((u) => u.includes('/dist/')), `the trace saw mem load for ${args.join(' ')}`)
       assert.deepEqual(heavy(urls), [], `mem ${args.join(' ')}`)
     }
   })

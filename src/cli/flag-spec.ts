@@ -1,0 +1,49 @@
+import type {AnyOperation} from '../ops/operation.js'
+
+/**
+ * A command's flags as plain data, so the oclif command and the fast path (src/fast.ts) read
+ * the same definition and neither has to import the other's machinery.
+ */
+export interface FlagSpec {
+  readonly kind: 'boolean' | 'string' | 'integer'
+  readonly char?: string
+  /** Only for string flags: the flag may be repeated and its values collect in an array. */
+  readonly multiple?: boolean
+  readonly default?: number | string
+  readonly description: string
+  readonly helpValue?: string
+  readonly helpGroup?: string
+}
+
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>
+
+export type ValueOf<F extends FlagSpec> = F['kind'] extends 'boolean' ? boolean : F['kind'] extends 'integer' ? number : F['multiple'] extends true ? string[] : string
+
+/** Parsed flag values: a flag that was not given and has no default is absent. */
+export type FlagValues<S extends FlagSpecs> = {[K in keyof S]?: ValueOf<S[K]>}
+
+/** The switch every mem command has (MemCommand.baseFlags). */
+export const jsonFlag = {
+  json: {kind: 'boolean', description: 'Print the result as JSON: the same payload an MCP client gets as structuredContent.', helpGroup: 'GLOBAL'},
+} as const satisfies FlagSpecs
+
+export const agentFlag = {
+  agent: {kind: 'string', char: 'a', description: 'Agent whose memory to use [default: $MEM_AGENT, else "default"].', helpValue: 'ID'},
+} as const satisfies FlagSpecs
+
+/**
+ * A command that is one operation call: its flags, and how its words and flags become the
+ * operation's input. `flags` holds the command's own flags; --json comes from `jsonFlag`.
+ */
+export interface CommandSpec<S extends FlagSpecs & typeof agentFlag = FlagSpecs & typeof agentFlag> {
+  readonly operation: AnyOperation
+  readonly flags: S
+  /** Whether the command takes free words (oclif's `strict = false`); if not, any word is an error. */
+  readonly words: boolean
+  input(words: string[], flags: FlagValues<S>): Promise<Record<string, unknown>>
+}
+
+/** Keeps the literal flag types of a spec while checking its shape. */
+export function defineCommandSpec<S extends FlagSpecs & typeof agentFlag>(spec: CommandSpec<S>): CommandSpec<S> {
+  return spec
+}

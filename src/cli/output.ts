@@ -1,0 +1,33 @@
+import type * as v from 'valibot'
+
+import {asMemError, errorJson, exitCodeOf} from '../errors.js'
+import type {Operation} from '../ops/operation.js'
+import {renderers} from './render.js'
+import {wantsStyle} from './terminal-style.js'
+
+/**
+ * What a command prints, shared by MemCommand and the fast path (src/fast.ts) so both write
+ * the same bytes.
+ */
+export function printLine(text: string): void {
+  process.stdout.write(`${text}\n`)
+}
+
+/** The prose, byte for byte, unless a person is reading a terminal: then its coloured twin. */
+export function humanText<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>): string {
+  const render = renderers[op.tool]
+  return render && wantsStyle(process.stdout, process.env) ? render(payload as never, new Date()) : op.prose(payload)
+}
+
+/** An operation's result: its payload under --json, else its prose. */
+export function printResult<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>, json: boolean): void {
+  printLine(json ? JSON.stringify(payload) : humanText(op, payload))
+}
+
+/** A failure: `Error: …` on stderr, `{"error": …}` on stdout under --json; returns the exit code. */
+export function reportFailure(error: unknown, json: boolean): number {
+  const memError = asMemError(error)
+  process.stderr.write(`Error: ${memError.message}\n`)
+  if (json) printLine(JSON.stringify(errorJson(memError)))
+  return exitCodeOf(memError)
+}

@@ -1,0 +1,17 @@
+import {memoryAdd} from '../../ops/add.js'
+import {agentFlag, defineCommandSpec} from '../flag-spec.js'
+import {joinWords, readStdin} from '../input.js'
+
+/** `mem add`: the words are the fact, else stdin. */
+export const addSpec = defineCommandSpec({
+  operation: memoryAdd,
+  words: true,
+  flags: {
+    ...agentFlag,
+    tag: {kind: 'string', char: 't', description: 'Tag the fact (repeat for several).', multiple: true},
+  },
+  async input(words, flags) {
+    const content = joinWords(words) ?? (await readStdin())?.trim() ?? ''
+    return {agent_id: flags.agent, content, tags: flags.tag}
+  },
+})

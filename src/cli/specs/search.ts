@@ -1,0 +1,23 @@
+import {memorySearch} from '../../ops/search.js'
+import {agentFlag, defineCommandSpec} from '../flag-spec.js'
+import {joinWords} from '../input.js'
+import {resolveTimePhrase} from '../time-phrases.js'
+
+/** `mem search`: the words are the query. */
+export const searchSpec = defineCommandSpec({
+  operation: memorySearch,
+  words: true,
+  flags: {
+    ...agentFlag,
+    limit: {kind: 'integer', char: 'n', description: 'Most facts to return (1-100).', default: 10},
+    tag: {kind: 'string', char: 't', description: 'Only facts with this tag (repeat for several; all must match).', multiple: true},
+    since: {kind: 'string', description: 'Only facts saved at or after this time: an ISO date or a phrase such as "yesterday", "last week", "3 days ago".', helpValue: 'WHEN'},
+    until: {kind: 'string', description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'},
+  },
+  async input(words, flags) {
+    const query = joinWords(words) ?? ''
+    const since = await resolveTimePhrase(flags.since, '--since')
+    const until = await resolveTimePhrase(flags.until, '--until')
+    return {agent_id: flags.agent, query, limit: flags.limit, tags: flags.tag, since, until}
+  },
+})
