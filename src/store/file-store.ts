@@ -52,8 +52,10 @@ class AgentFiles {
   /** Segments read in an older format, by any path; the next locked write upgrades them on disk. */
   readonly outdated = new Set<string>()
 
+  private readonly noteMigrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
+
   refresh(revision: Revision | undefined, needs: Needs): void {
-    const migrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
+    const migrated = this.noteMigrated
     if (needs.facts) {
       const how = needs.facts === 'all' ? 'refresh' : 'refreshLast'
       this.follow(this.facts[how](revision, migrated('facts')))
@@ -132,7 +134,7 @@ class AgentFiles {
    */
   searchSaved(FactIndex: FactIndexType, revision: Revision | undefined, text: string, options: SearchOptions): ScoredFact[] | undefined {
     const saved = readSaved(this.dir, {records: true})
-    const migrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
+    const migrated = this.noteMigrated
     const opened =
       saved &&
       openPartial(FactIndex, saved, this.facts.currentKeys(revision), (name) => {
