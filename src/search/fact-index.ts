@@ -93,14 +93,16 @@ export interface FactIndexJSON {
 /**
  * The compact saved form: live fact ids in insertion order, their analysed terms (see
  * {@link CompactDocs}), and what ranking and filtering read of each fact besides its words:
- * its date, its tags (facts with the same tags may share one list) and whether it asks.
+ * its date, its tags and whether it asks.
  */
 export interface CompactFactIndex extends CompactDocs {
   ids: string[]
   createdAt: string[]
   /** created_at as milliseconds since 1970, as Date.parse reads it. */
   times: Float64Array
-  tags: readonly (readonly string[])[]
+  /** The distinct tag lists, and for each fact the position of its list in them. */
+  tagLists: readonly (readonly string[])[]
+  tagOf: Uint32Array
   /** 1 where the fact ends with a question. */
   asks: Uint8Array
 }
@@ -278,11 +280,23 @@ export class FactIndex {
   toCompact(): CompactFactIndex {
     const slots: number[] = []
     for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
+    const listAt = new Map<readonly string[], number>()
+    const tagLists: (readonly string[])[] = []
+    const tagOf = Uint32Array.from(slots, (s) => {
+      const list = this.tagsOf[s]!
+      let at = listAt.get(list)
+      if (at === undefined) {
+        at = tagLists.push(list) - 1
+        listAt.set(list, at)
+      }
+      return at
+    })
     return {
       ids: slots.map((s) => this.ids[s]!),
       createdAt: slots.map((s) => this.createdAt[s]!),
       times: Float64Array.from(slots, (s) => this.links.times[s]!),
-      tags: slots.map((s) => this.tagsOf[s]!),
+      tagLists,
+      tagOf,
       asks: Uint8Array.from(slots, (s) => this.links.asks[s]!),
       ...this.index.serializeCompact(slots),
     }
@@ -294,7 +308,7 @@ export class FactIndex {
    */
   static fromCompact(data: CompactFactIndex, tuning: Partial<Tuning> = {}): FactIndex {
     const n = data.ids.length
-    if ([data.offsets.length - 1, data.createdAt.length, data.times.length, data.tags.length, data.asks.length].some((length) => length !== n)) {
+    if ([data.offsets.length - 1, data.createdAt.length, data.times.length, data.tagOf.length, data.asks.length].some((length) => length !== n)) {
       throw new Error('FactIndex.fromCompact: ids, documents and their details differ in number')
     }
     const out = new FactIndex(tuning)
@@ -303,25 +317,22 @@ export class FactIndex {
     } catch (error) {
       throw new Error(`FactIndex.fromCompact: ${(error as Error).message}`)
     }
+    const lists = data.tagLists.map((tags) => {
+      if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) throw new Error('FactIndex.fromCompact: bad tag list')
+      return out.tagSet(tags)
+    })
     out.ids = data.ids.slice()
     out.createdAt = data.createdAt.slice()
     out.tagsOf = new Array<string[]>(n)
     out.ensureLinks(n)
     const {prev, next, times, asks} = out.links
-    // Lists that arrive shared stay shared: one tagSet lookup per list, not per fact.
-    const shared = new Map<readonly string[], string[]>()
     for (let slot = 0; slot < n; slot++) {
       const id = data.ids[slot]!
-      const tags = data.tags[slot]!
+      const tags = lists[data.tagOf[slot]!]
       if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromCompact: bad or repeated id ${JSON.stringify(id)}`)
-      if (typeof data.createdAt[slot] !== 'string' || !Array.isArray(tags) || data.asks[slot]! > 1) throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
+      if (typeof data.createdAt[slot] !== 'string' || tags === undefined || data.asks[slot]! > 1) throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
       out.slotOf.set(id, slot)
-      let list = shared.get(tags)
-      if (list === undefined) {
-        list = out.tagSet(tags)
-        shared.set(tags, list)
-      }
-      out.tagsOf[slot] = list
+      out.tagsOf[slot] = tags
       prev[slot] = slot - 1
       next[slot] = slot + 1 < n ? slot + 1 : NONE
       out.asking += data.asks[slot]!

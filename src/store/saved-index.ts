@@ -26,8 +26,12 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: rea
   const saved = readSaved(agentDir, {records: false})
   if (saved) {
     try {
-      const index = FactIndex.fromCompact(saved.index)
-      const changed = reconcile(index, saved.index.ids, liveFacts(facts))
+      const live = liveFacts(facts)
+      // The caller keeps every record: the index takes their dates rather than the saved copies,
+      // so a server does not hold a second string per fact for as long as it runs.
+      const createdAt = saved.index.ids.map((id) => live.get(id)?.created_at ?? '')
+      const index = FactIndex.fromCompact({...saved.index, createdAt})
+      const changed = reconcile(index, saved.index.ids, live)
       if (changed !== undefined) return {index, changed, rebuilt: false}
     } catch {
       // An index that does not load is rebuilt below, like a missing one.
@@ -81,7 +85,7 @@ export function openPartial(FactIndex: FactIndexType, saved: SavedIndex, current
 
   let index: FactIndex
   try {
-    index = FactIndex.fromCompact(saved.index)
+    index = FactIndex.fromCompact({...saved.index, createdAt: saved.createdAt()})
   } catch {
     // Numbers that do not describe an index: the caller rebuilds it, as when it is missing.
     return undefined

@@ -71,7 +71,10 @@ interface Header {
 
 /** An index read back from its file. */
 export interface SavedIndex {
-  index: CompactFactIndex
+  /** The index, but for the facts' creation times as text: see {@link createdAt}. */
+  index: Omit<CompactFactIndex, 'createdAt'>
+  /** The creation times as saved (a long-running process takes them from the records it holds instead). */
+  createdAt(): string[]
   segments: SavedSegment[]
   /** For each indexed fact (by slot), its segment's position in `segments`. */
   segmentOf: Uint32Array
@@ -187,7 +190,8 @@ function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Arr
   const text = (length: number): string => part.toString('utf8', at, (at += length))
   const ids = lines(text(h.bytes.ids))
   const terms = lines(text(h.bytes.terms))
-  const createdAt = lines(text(h.bytes.dates))
+  const datesAt = at
+  at += h.bytes.dates
   const tagLists: unknown = JSON.parse(text(h.bytes.tags))
   at = align8(at)
   const times = new Float64Array(part.buffer, at, n)
@@ -206,18 +210,20 @@ function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Arr
   const df = numbers(h.terms)
   const asks = new Uint8Array(part.buffer, at, n)
 
-  if (ids.length !== n || terms.length !== h.terms || createdAt.length !== n || !v.is(TagLists, tagLists)) return undefined
+  if (ids.length !== n || terms.length !== h.terms || !v.is(TagLists, tagLists)) return undefined
   if (recordStart[0] !== 0 || recordStart[n] !== h.bytes.records) return undefined
-  const tags: string[][] = new Array<string[]>(n)
   for (let slot = 0; slot < n; slot++) {
-    const list = tagLists[tagOf[slot]!]
-    if (list === undefined || segmentOf[slot]! >= h.segments.length || recordStart[slot + 1]! < recordStart[slot]!) return undefined
-    tags[slot] = list
+    if (tagOf[slot]! >= tagLists.length || segmentOf[slot]! >= h.segments.length || recordStart[slot + 1]! < recordStart[slot]!) return undefined
   }
 
   const recordText = (slot: number): string | undefined => records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
-    index: {ids, terms, offsets, pairs, lengths, starts, df, postings, createdAt, times, tags, asks},
+    index: {ids, terms, offsets, pairs, lengths, starts, df, postings, times, tagLists, tagOf, asks},
+    createdAt() {
+      const createdAt = lines(part.toString('utf8', datesAt, datesAt + h.bytes.dates))
+      if (createdAt.length !== n) throw new Error('the creation times do not match the facts')
+      return createdAt
+    },
     segments: h.segments,
     segmentOf,
     recordText,
@@ -251,10 +257,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
   if ([data.ids, data.terms, data.createdAt].some((list) => list.some((text) => text.includes('\n')))) return undefined
   const n = data.ids.length
   const segmentAt = new Map(source.segments.map((s, i) => [s.name, i]))
-  const tagListAt = new Map<readonly string[], number>()
-  const tagLists: (readonly string[])[] = []
   const segmentOf = new Uint32Array(n)
-  const tagOf = new Uint32Array(n)
   const recordStart = new Uint32Array(n + 1)
   const recordTexts: Buffer[] = []
   for (let slot = 0; slot < n; slot++) {
@@ -262,21 +265,14 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     const segment = where && segmentAt.get(where.segment)
     if (where === undefined || segment === undefined) return undefined
     segmentOf[slot] = segment
-    const tags = data.tags[slot]!
-    let t = tagListAt.get(tags)
-    if (t === undefined) {
-      t = tagLists.push(tags) - 1
-      tagListAt.set(tags, t)
-    }
-    tagOf[slot] = t
     const text = Buffer.from(where.text, 'utf8')
     recordTexts.push(text)
     recordStart[slot + 1] = recordStart[slot]! + text.length
   }
-  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(tagLists)].map((t) => Buffer.from(t, 'utf8'))
+  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(data.tagLists)].map((t) => Buffer.from(t, 'utf8'))
   const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-  const numbers = [data.times, data.offsets, segmentOf, tagOf, recordStart, data.lengths, data.starts, data.df, data.asks].map(bytes)
+  const numbers = [data.times, data.offsets, segmentOf, data.tagOf, recordStart, data.lengths, data.starts, data.df, data.asks].map(bytes)
   const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
   const padding = (length: number, to: number) => Buffer.alloc(to - length)
   const part = Buffer.concat([...texts, padding(textLength, align8(textLength)), ...numbers, padding(restLength, align4(restLength)), bytes(data.pairs), bytes(data.postings)])
