@@ -218,6 +218,25 @@ describe('FactIndex context and dates', () => {
 describe('FactIndex serialisation', () => {
   const queries = ['Caroline', 'adoption agencies', 'the user', 'dance Friday', 'turtles morning', 'store', 'what is it', 'coffee']
 
+  /** An index that has seen a removal and later facts, one of them a question and its reply. */
+  const changedIndex = (): FactIndex => {
+    const index = indexOf(FACTS)
+    index.remove('F0003')
+    index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
+    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
+    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'})
+    return index
+  }
+
+  const assertSameIndex = (copy: FactIndex, index: FactIndex): void => {
+    assert.equal(copy.size, index.size)
+    assert.equal(copy.has('F0003'), false)
+    for (const q of queries) {
+      assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
+      assert.deepEqual(copy.search(q, {limit: 10, tags: ['event']}), index.search(q, {limit: 10, tags: ['event']}), q)
+    }
+  }
+
   it('toCompact/fromCompact keeps the reply rule, dates and tags', () => {
     const facts = [
       {id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'},
@@ -238,21 +257,10 @@ describe('FactIndex serialisation', () => {
   })
 
   it('toJSON/fromJSON round-trips to identical results, as an object or as JSON text', () => {
-    const index = indexOf(FACTS)
-    index.remove('F0003')
-    index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
-    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
-    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'})
+    const index = changedIndex()
     const fromText = FactIndex.fromJSON(JSON.stringify(index))
     const fromObject = FactIndex.fromJSON(structuredClone(index.toJSON()))
-    for (const copy of [fromText, fromObject]) {
-      assert.equal(copy.size, index.size)
-      assert.equal(copy.has('F0003'), false)
-      for (const q of queries) {
-        assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
-        assert.deepEqual(copy.search(q, {limit: 10, tags: ['event']}), index.search(q, {limit: 10, tags: ['event']}), q)
-      }
-    }
+    for (const copy of [fromText, fromObject]) assertSameIndex(copy, index)
     // Both keep working the same after further changes.
     for (const i of [index, fromText]) {
       i.add({id: 'Y', content: 'Melanie ran a charity race', tags: [], created_at: '2024-09-01T00:00:00.000Z'})
@@ -265,18 +273,9 @@ describe('FactIndex serialisation', () => {
   })
 
   it('toCompact/fromCompact round-trips to identical results, and both keep working alike after further changes', () => {
-    const index = indexOf(FACTS)
-    index.remove('F0003')
-    index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
-    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
-    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'})
+    const index = changedIndex()
     const copy = FactIndex.fromCompact(index.toCompact())
-    assert.equal(copy.size, index.size)
-    assert.equal(copy.has('F0003'), false)
-    for (const q of queries) {
-      assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
-      assert.deepEqual(copy.search(q, {limit: 10, tags: ['event']}), index.search(q, {limit: 10, tags: ['event']}), q)
-    }
+    assertSameIndex(copy, index)
     for (const i of [index, copy]) {
       i.add({id: 'Y', content: 'Melanie ran a charity race?', tags: ['event'], created_at: '2024-09-01T00:00:00.000Z'})
       i.add({id: 'Z', content: 'It raised a lot.', tags: [], created_at: '2024-09-01T00:01:00.000Z'})
