@@ -3,9 +3,9 @@ import type * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {runOperation, type Operation, type OperationContext} from '../ops/index.js'
-import {agentFlag as agentFlagSpec, jsonFlag} from './flag-spec.js'
+import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
 import {openContext} from './home.js'
-import {oclifFlags} from './oclif-flags.js'
+import {oclifFlags, wordsOf} from './oclif-flags.js'
 import {printLine, printResult, reportFailure} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
@@ -31,6 +31,13 @@ export abstract class MemCommand extends Command {
     const payload = await runOperation(op, this.context(agent), input)
     printResult(op, payload, this.jsonMode)
     return payload
+  }
+
+  /** Runs a command that is one operation call (src/cli/specs): its words, in the order given, and its flags become the input. */
+  protected async runSpec<S extends FlagSpecs & typeof agentFlagSpec>(spec: CommandSpec<S>): Promise<unknown> {
+    const {raw, flags} = await this.parse()
+    const values = flags as FlagValues<S>
+    return this.runOp(spec.operation, await spec.input(wordsOf(raw), values), values.agent as string | undefined)
   }
 
   protected print(text: string): void {

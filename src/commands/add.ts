@@ -1,5 +1,5 @@
 import {MemCommand} from '../cli/base-command.js'
-import {oclifFlags, wordsOf} from '../cli/oclif-flags.js'
+import {oclifFlags} from '../cli/oclif-flags.js'
 import {addSpec} from '../cli/specs/add.js'
 
 export default class Add extends MemCommand {
@@ -13,7 +13,6 @@ export default class Add extends MemCommand {
   static override flags = oclifFlags(addSpec.flags)
 
   async run(): Promise<unknown> {
-    const {raw, flags} = await this.parse(Add)
-    return this.runOp(addSpec.operation, await addSpec.input(wordsOf(raw), flags), flags.agent)
+    return this.runSpec(addSpec)
   }
 }

@@ -14,7 +14,6 @@ export default class List extends MemCommand {
   static override flags = oclifFlags(listSpec.flags)
 
   async run(): Promise<unknown> {
-    const {flags} = await this.parse(List)
-    return this.runOp(listSpec.operation, await listSpec.input([], flags), flags.agent)
+    return this.runSpec(listSpec)
   }
 }

@@ -14,7 +14,6 @@ export default class Resume extends MemCommand {
   static override flags = oclifFlags(resumeSpec.flags)
 
   async run(): Promise<unknown> {
-    const {flags} = await this.parse(Resume)
-    return this.runOp(resumeSpec.operation, await resumeSpec.input([], flags), flags.agent)
+    return this.runSpec(resumeSpec)
   }
 }

@@ -1,5 +1,5 @@
 import {MemCommand} from '../cli/base-command.js'
-import {oclifFlags, wordsOf} from '../cli/oclif-flags.js'
+import {oclifFlags} from '../cli/oclif-flags.js'
 import {searchSpec} from '../cli/specs/search.js'
 
 export default class Search extends MemCommand {
@@ -16,7 +16,6 @@ export default class Search extends MemCommand {
   static override flags = oclifFlags(searchSpec.flags)
 
   async run(): Promise<unknown> {
-    const {raw, flags} = await this.parse(Search)
-    return this.runOp(searchSpec.operation, await searchSpec.input(wordsOf(raw), flags), flags.agent)
+    return this.runSpec(searchSpec)
   }
 }
