@@ -100,17 +100,10 @@ export function openPartial(FactIndex: FactIndexType, saved: SavedIndex, current
       }
     }
   }
-  let appending = false
-  for (const [id, {fact, segment}] of held) {
-    if (index.has(id)) {
-      if (appending) return undefined
-      continue
-    }
-    if (segment < lastSaved) return undefined
-    appending = true
-    index.add(fact)
-    changed++
-  }
+  // Only the last saved segment and new ones gain facts; one elsewhere would land mid-index.
+  const added = appendMissing(index, [...held.values()].map((h) => h.fact), (fact) => held.get(fact.id)!.segment >= lastSaved)
+  if (added === undefined) return undefined
+  changed += added
 
   const savedSlot = (id: string): number | undefined => {
     const slot = index.slot(id)
@@ -152,17 +145,27 @@ function reconcile(index: FactIndex, indexed: string[], live: Map<string, FactRe
       changed++
     }
   }
-  let appending = false
-  for (const fact of live.values()) {
+  const added = appendMissing(index, live.values())
+  return added === undefined ? undefined : changed + added
+}
+
+/**
+ * Appends, in order, the live facts the index lacks; returns how many. Undefined when one would
+ * come before a fact the index holds (appending would put it out of order: the ranking uses the
+ * order) or `mayAppend` refuses one.
+ */
+function appendMissing(index: FactIndex, facts: Iterable<FactRecord>, mayAppend: (fact: FactRecord) => boolean = () => true): number | undefined {
+  let added = 0
+  for (const fact of facts) {
     if (index.has(fact.id)) {
-      if (appending) return undefined
+      if (added > 0) return undefined
       continue
     }
-    appending = true
+    if (!mayAppend(fact)) return undefined
     index.add(fact)
-    changed++
+    added++
   }
-  return changed
+  return added
 }
 
 function liveFacts(facts: readonly FactRecord[]): Map<string, FactRecord> {
