@@ -6,7 +6,7 @@ import {runOperation, type Operation, type OperationContext} from '../ops/index.
 import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
-import {printLine, printResult, reportFailure} from './output.js'
+import {printLine, printResult, printText, reportFailure} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
 
@@ -66,8 +66,10 @@ export abstract class MemCommand extends Command {
     return this.runOp(spec.operation, await spec.input(wordsOf(raw), values), values.agent as string | undefined)
   }
 
+  /** JSON under --json, exactly; anything else is text of mem's own, inert at a terminal. */
   protected print(text: string): void {
-    printLine(text)
+    if (this.jsonMode) printLine(text)
+    else printText(text)
   }
 
   override async catch(error: Error & {exitCode?: number}): Promise<never> {
