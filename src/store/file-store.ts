@@ -13,7 +13,8 @@ import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
+import {liveDuplicate} from './duplicates.js'
+import type {AddedFact, AddOptions, ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
@@ -230,8 +231,11 @@ export class FileStore implements Store {
     private readonly options: {shortLived?: boolean} = {},
   ) {}
 
-  async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
-    return this.write(agent, {facts: 'last'}, (tx) => {
+  async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
+    // Looking for a duplicate needs every fact; a caller that allows one reads only the last segment.
+    return this.write(agent, {facts: options.allowDuplicate ? 'last' : 'all'}, (tx, a) => {
+      const existing = options.allowDuplicate ? undefined : liveDuplicate(a.facts.records(), fact.content)
+      if (existing) return {...existing, duplicate: true as const}
       const record: FactRecord = {id: newId(), content: fact.content, tags: fact.tags, created_at: now()}
       tx.appendFact(record)
       return record
