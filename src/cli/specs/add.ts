@@ -9,9 +9,10 @@ export const addSpec = defineCommandSpec({
   flags: {
     ...agentFlag,
     tag: {kind: 'string', char: 't', description: 'Tag the fact (repeat for several).', multiple: true},
+    thread: {kind: 'string', description: 'The conversation this fact is a turn of (a chat or session id); leave it out for standalone facts.', helpValue: 'THREAD'},
   },
   async input(words, flags) {
     const content = joinWords(words) ?? (await readStdin())?.trim() ?? ''
-    return {agent_id: flags.agent, content, tags: flags.tag}
+    return {agent_id: flags.agent, content, tags: flags.tag, thread: flags.thread}
   },
 })
