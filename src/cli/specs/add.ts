@@ -1,4 +1,5 @@
 import {memoryAdd} from '../../ops/add.js'
+import {MemError} from '../../errors.js'
 import {agentFlag, defineCommandSpec} from '../flag-spec.js'
 import {joinWords, readStdin} from '../input.js'
 
@@ -13,6 +14,9 @@ export const addSpec = defineCommandSpec({
   },
   async input(words, flags) {
     const content = joinWords(words) ?? (await readStdin())?.trim() ?? ''
+    if (content.trim() === '') {
+      throw new MemError('invalid_input', 'no fact to remember: give its text as words (mem add Prefers pnpm), quoted (mem add "Prefers pnpm"), or on stdin (echo "Prefers pnpm" | mem add)')
+    }
     return {agent_id: flags.agent, content, tags: flags.tag, thread: flags.thread}
   },
 })
