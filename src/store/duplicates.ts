@@ -5,9 +5,9 @@ export function normalizedContent(content: string): string {
   return content.normalize('NFC').trim().replace(/\s+/gu, ' ').toLowerCase()
 }
 
-/** The live fact that already says `content`, if any; the first stored wins. */
+/** The live standalone fact (one of no thread) that already says `content`, if any; the first stored wins. */
 export function liveDuplicate(facts: Iterable<FactRecord>, content: string): FactRecord | undefined {
   const wanted = normalizedContent(content)
-  for (const fact of facts) if (isLive(fact) && normalizedContent(fact.content) === wanted) return fact
+  for (const fact of facts) if (isLive(fact) && fact.thread === undefined && normalizedContent(fact.content) === wanted) return fact
   return undefined
 }

@@ -5,6 +5,8 @@ export type {CheckpointRecord, FactRecord} from './records.js'
 export interface NewFact {
   content: string
   tags: string[]
+  /** The conversation the fact is a turn of; undefined for a standalone fact. */
+  thread?: string
 }
 
 export interface AddOptions {
@@ -36,6 +38,8 @@ export interface SearchQuery {
 export interface ScoredFact {
   fact: FactRecord
   score: number
+  /** Set when the fact matched none of the query's words: the id of the matching fact of its thread it came with. */
+  contextFor?: string
 }
 
 /**
@@ -45,8 +49,9 @@ export interface ScoredFact {
  */
 export interface Store {
   /**
-   * Stores a fact, unless a live fact of the agent already holds the same content (compared
-   * ignoring case and runs of white space): then that one is returned, under the same lock.
+   * Stores a fact, unless it is standalone (no thread) and a live standalone fact of the agent
+   * already holds the same content (compared ignoring case and runs of white space): then that
+   * one is returned, under the same lock.
    */
   addFact(agent: string, fact: NewFact, options?: AddOptions): Promise<AddedFact>
   searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]>

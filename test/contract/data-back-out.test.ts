@@ -88,6 +88,14 @@ describe('what is put in comes back out (MCP and CLI over one store)', () => {
       assert.equal(reflected.duplicate, true)
     })
 
+    it('turns of a thread are a conversation, never duplicates, and a standalone fact is not one of a turn', async () => {
+      const one = await payload('memory_add', {content: 'Sounds good', thread: 'chat-1'})
+      const two = await payload('memory_add', {content: 'sounds good', thread: 'chat-1'})
+      assert.equal(two.duplicate, false)
+      assert.notEqual(two.fact_id, one.fact_id)
+      assert.equal((await payload('memory_add', {content: 'Sounds good'})).duplicate, false)
+    })
+
     it('holds across processes: many mem add of the same text at once store it once', async () => {
       const variants = ['The VPN needs a token', 'the vpn needs a token', 'The  VPN needs a token ', 'THE VPN NEEDS A TOKEN']
       const runs = await Promise.all(Array.from({length: 12}, (_, i) => memAsync(suite.home, ['add', variants[i % variants.length]!, '--agent', 'race', '--json'])))
