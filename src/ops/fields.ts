@@ -42,6 +42,21 @@ export const Tag = v.pipe(
   v.regex(TAG_PATTERN, tagMessage),
 )
 
+/**
+ * A conversation's id: facts that share one are turns of one exchange, and only they lend each
+ * other context in search. The agent id rule (ASCII letters, digits and `. _ : @ + / -`), so a
+ * thread id is safe to show in any terminal and to type.
+ */
+export const Thread = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(LIMITS.threadLength, `must be at most ${LIMITS.threadLength} characters`),
+  v.regex(AGENT_ID_PATTERN, 'may use letters, digits and . _ : @ + / - and must start with a letter or digit'),
+)
+
+export const THREAD_HELP =
+  'The conversation this fact is a turn of, e.g. a chat or session id. Facts of one thread are searched as one exchange: a match brings in the turns around it as context. Leave it out for standalone facts.'
+
 export const Tags = v.pipe(v.array(Tag), v.maxLength(LIMITS.tagCount, `at most ${LIMITS.tagCount} tags`))
 
 export const Content = v.pipe(

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 
-import {AgentId, CheckpointId, Content, FactId, JsonObject, Tags} from '../ops/fields.js'
+import {AgentId, CheckpointId, Content, FactId, JsonObject, Tags, Thread} from '../ops/fields.js'
 import {jsonBytes, jsonDepthExceeds} from '../ops/json-bounds.js'
 import {LIMITS} from '../ops/limits.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
@@ -41,6 +41,7 @@ export const FactLine = v.strictObject({
   content: Content,
   tags: Tags,
   created_at: UtcTimestamp,
+  thread: v.optional(Thread),
   supersedes: v.optional(v.pipe(v.array(FactId), v.minLength(1), v.maxLength(LIMITS.mergeCount))),
   superseded_by: v.optional(FactId),
   superseded_at: v.optional(UtcTimestamp),

@@ -24,7 +24,7 @@ export function FactDetail({factId, history, now, height, scroll}: {factId: stri
     <Text key="tags" color="cyan">
       {fact.tags.length > 0 ? fact.tags.map((t) => `#${inert(t)}`).join(' ') : '(no tags)'}
     </Text>,
-    <Text key="id" dimColor>{`id ${fact.id} · agent ${inert(history.agent_id)}`}</Text>,
+    <Text key="id" dimColor>{`id ${fact.id} · agent ${inert(history.agent_id)}${fact.thread === undefined ? '' : ` · thread ${inert(fact.thread)}`}`}</Text>,
     <Text key="saved">{`saved ${relativeTime(fact.created_at, now)} (${fact.created_at})`}</Text>,
     <Text key="status" color={status.color}>
       {status.text}

@@ -36,8 +36,8 @@ export function FactList({facts, selected, query, height, now, loaded}: FactList
             <Text color="green">{when[i]!.padEnd(width)}</Text>
             <Text> </Text>
             <Box flexGrow={1}>
-              <Text wrap="truncate-end" inverse={current}>
-                <Highlighted text={fact.content} query={query} />
+              <Text wrap="truncate-end" inverse={current} dimColor={fact.context_for !== undefined}>
+                {fact.context_for === undefined ? <Highlighted text={fact.content} query={query} /> : <Text color="magenta">{`↳ ${inert(fact.content)}`}</Text>}
                 {fact.tags.length > 0 ? <Text color="cyan">{` ${fact.tags.map((t) => `#${inert(t)}`).join(' ')}`}</Text> : null}
               </Text>
             </Box>
