@@ -96,12 +96,12 @@ describe('mem mcp serve --http: the transport', function () {
   it('refuses a foreign Host or Origin with 403, and accepts loopback names and the ones allowed by flag', async () => {
     const before = snapshotTree(home)
     const add = {jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'memory_add', arguments: {content: 'rebound'}}}
-    for (const headers of [{Host: 'evil.example'}, {Origin: 'http://evil.example'}, {Origin: 'http://localhost.evil.example'}, {Origin: 'null'}]) {
+    for (const headers of <Record<string, string>[]>[{Host: 'evil.example'}, {Origin: 'http://evil.example'}, {Origin: 'http://localhost.evil.example'}, {Origin: 'null'}]) {
       const res = await rawPost(server.url, add, {...auth, ...headers})
       assert.equal(res.status, 403, JSON.stringify(headers))
     }
     assert.deepEqual(snapshotTree(home), before)
-    for (const headers of [{Host: 'localhost:1'}, {Host: 'mem.test'}, {Origin: 'http://127.0.0.1:7411'}, {Origin: 'https://app.example'}]) {
+    for (const headers of <Record<string, string>[]>[{Host: 'localhost:1'}, {Host: 'mem.test'}, {Origin: 'http://127.0.0.1:7411'}, {Origin: 'https://app.example'}]) {
       const res = await rawPost(server.url, search('x'), {...auth, ...headers})
       assert.equal(res.status, 200, JSON.stringify(headers))
     }
@@ -195,7 +195,7 @@ describe('mem mcp serve --http: where it listens', function () {
       assert.match(clear.stderr, /would send tokens in clear: add --tls-cert FILE --tls-key FILE, or --tls-proxy/)
       const stray = mem(temp.home, ['mcp', 'serve', '--allow-remote'])
       assert.equal(stray.code, 2)
-      assert.match(stray.stderr, /--allow-remote only apply with --http/)
+      assert.match(stray.stderr, /--allow-remote applies only with --http/)
     } finally {
       temp.cleanup()
     }

@@ -101,7 +101,8 @@ export default class McpServe extends MemCommand {
 /** HTTP flags given without --http would be ignored silently; say so instead. */
 function rejectHttpOnly(flags: ServeFlags): void {
   const given = (['allow-remote', 'tls-cert', 'tls-proxy', 'allowed-host', 'allowed-origin'] as const).filter((f) => flags[f] !== undefined && flags[f] !== false)
-  if (given.length > 0) throw new MemError('invalid_input', `${given.map((f) => `--${f}`).join(', ')} only apply with --http; add --http or leave ${given.length === 1 ? 'it' : 'them'} out`)
+  const one = given.length === 1
+  if (given.length > 0) throw new MemError('invalid_input', `${given.map((f) => `--${f}`).join(', ')} ${one ? 'applies' : 'apply'} only with --http; add --http or leave ${one ? 'it' : 'them'} out`)
 }
 
 /** The JSON-RPC error for a line that is not JSON (-32700) or not a JSON-RPC message (-32600); the input is not echoed. */
