@@ -79,6 +79,21 @@ export function factLineProblem(line: FactLine): string | undefined {
   return undefined
 }
 
+/**
+ * A lone surrogate (half of a UTF-16 pair, which only a malformed JSON string such as one sent
+ * over MCP can carry) has no UTF-8 form. JSON.stringify writes it as an escape like `\ud83d`,
+ * which strict readers refuse (jq 1.6 stops at it), so an export writes U+FFFD in its place, as
+ * every UTF-8 reader must read it. JSON.stringify escapes nothing else as `\ud…`: a real pair is
+ * written as it is, and a backslash in the text is itself escaped (hence the even count before).
+ */
+const LONE_SURROGATE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g
+
+/** One export line: JSON that is valid UTF-8 whatever the store holds. */
+export function exportJson(value: unknown): string {
+  const text = JSON.stringify(value)
+  return text.includes('\\ud') ? text.replace(LONE_SURROGATE, '\ufffd') : text
+}
+
 export function headerLine(memVersion: string, exportedAt: string): HeaderLine {
   return {type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: exportedAt, mem_version: memVersion}
 }
