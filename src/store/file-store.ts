@@ -14,7 +14,8 @@ import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
+import {liveDuplicate} from './duplicates.js'
+import type {AddedFact, AddOptions, ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
@@ -231,8 +232,13 @@ export class FileStore implements Store {
     private readonly options: {shortLived?: boolean} = {},
   ) {}
 
-  async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
-    return this.write(agent, {facts: 'last'}, (tx) => {
+  async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
+    // Looking for a duplicate needs every fact; a turn of a thread is never one (people repeat
+    // themselves in a conversation), so a caller adding turns or allowing copies reads only the last segment.
+    const guard = !options.allowDuplicate && fact.thread === undefined
+    return this.write(agent, {facts: guard ? 'all' : 'last'}, (tx, a) => {
+      const existing = guard ? liveDuplicate(a.facts.records(), fact.content) : undefined
+      if (existing) return {...existing, duplicate: true as const}
       const record: FactRecord = {id: newId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
       tx.appendFact(record)
       return record

@@ -32,8 +32,9 @@ describe('CLI and MCP are twins', () => {
   }
 
   it('memory_add / mem add', async () => {
-    const c = cli(['add', 'Prefers pnpm as package manager', '--tag', 'tooling'])
-    const m = await tool('memory_add', {content: 'Prefers pnpm as package manager', tags: ['tooling']})
+    // The same fact four times on purpose (the searches below rank four equal facts).
+    const c = cli(['add', 'Prefers pnpm as package manager', '--tag', 'tooling', '--allow-duplicate'])
+    const m = await tool('memory_add', {content: 'Prefers pnpm as package manager', tags: ['tooling'], allow_duplicate: true})
     // Two adds ran on each surface (json and plain); compare one of each shape.
     assert.equal(normalize(c.json), normalize(`${JSON.stringify(m.json)}\n`))
     assert.equal(normalize(c.text), normalize(`${m.text}\n`))

@@ -168,8 +168,8 @@ describe('mem browse (ink app over a real store)', () => {
     assert.ok(!frame.includes('Prefers pnpm'), frame)
   })
 
-  it('lists checkpoints and opens one with its state pretty-printed', async () => {
-    await store.saveCheckpoint('alice', {state: {task: 'migrate db', step: 2}, label: 'before lunch', messages: [{role: 'user'}]})
+  it('lists checkpoints and opens one with its state pretty-printed and its messages', async () => {
+    await store.saveCheckpoint('alice', {state: {task: 'migrate db', step: 2}, label: 'before lunch', messages: [{role: 'user', content: 'copy the schema first'}]})
     const b = open()
     await b.waitFor('3 facts')
     await b.press('c')
@@ -178,6 +178,8 @@ describe('mem browse (ink app over a real store)', () => {
     const frame = await b.waitFor('"task": "migrate db"')
     assert.ok(frame.includes('"step": 2'), frame)
     assert.ok(frame.includes('1 message'), frame)
+    assert.ok(frame.includes('Message, oldest first:'), frame)
+    assert.ok(frame.includes('{"role":"user","content":"copy the schema first"}'), frame)
     await b.press(KEYS.escape)
     await b.waitFor('before lunch')
   })
