@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {serveDuringSuite} from '../helpers/mcp.js'
+import {serveDuringSuite, TRANSPORTS} from '../helpers/mcp.js'
 import {mem} from '../helpers/mem.js'
 
 /**
@@ -8,8 +8,8 @@ import {mem} from '../helpers/mem.js'
  * `mem …` prints exactly the MCP text. Writes make fresh ids and times, so those are
  * compared as placeholders; reads are compared byte for byte.
  */
-describe('CLI and MCP are twins', () => {
-  const suite = serveDuringSuite(['--agent', 'alice'])
+for (const transport of TRANSPORTS) describe(`CLI and MCP are twins (over ${transport})`, () => {
+  const suite = serveDuringSuite(['--agent', 'alice'], transport)
 
   const ID = /[0-9A-HJKMNP-TV-Z]{26}/g
   const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g
