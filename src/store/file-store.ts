@@ -247,7 +247,7 @@ export class FileStore implements Store {
 
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
     const FactIndex = await loadFactIndex()
-    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until}
+    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until, partial: query.partial}
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     if (this.options.shortLived) {
       const a = this.agent(agent)
