@@ -7,6 +7,7 @@ import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {DIR_MODE, keepCopy} from './durable-file.js'
 import {preMigrationPath} from './format.js'
 import {newId} from './ids.js'
+import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
@@ -318,8 +319,9 @@ export class FileStore implements Store {
 
   async listAgents(): Promise<string[]> {
     try {
-      return readdirSync(agentsRoot(this.home), {withFileTypes: true})
-        .filter((e) => e.isDirectory())
+      const root = agentsRoot(this.home)
+      return readdirSync(root, {withFileTypes: true})
+        .filter((e) => isFolderEntry(root, e))
         .flatMap((e) => decodeAgentDir(e.name) ?? [])
         .sort()
     } catch (error) {
