@@ -7,6 +7,7 @@ import {runOperation, type Operation, type OperationContext} from '../ops/index.
 import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
+import {hintUnknownAgent, namedAgent} from './unknown-agent.js'
 import {printLine, printResult, printText, reportFailure, reportUnreadable} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
@@ -55,7 +56,9 @@ export abstract class MemCommand extends Command {
 
   /** Runs an operation and prints its prose, or its payload under --json. */
   protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, input: Record<string, unknown>, agent?: string): Promise<v.InferOutput<O>> {
-    const payload = await runOperation(op, this.context(agent), input)
+    const ctx = this.context(agent)
+    await hintUnknownAgent(op, ctx, namedAgent(input, agent))
+    const payload = await runOperation(op, ctx, input)
     printResult(op, payload, this.jsonMode)
     this.exitIfLeftOut((payload as {unreadable?: UnreadableAgent[]}).unreadable ?? [])
     return payload

@@ -1,4 +1,4 @@
-import {mkdirSync, readdirSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync} from 'node:fs'
 
 import {MemError} from '../errors.js'
 import type {FactIndex, Hit, SearchOptions} from '../search/fact-index.js'
@@ -246,6 +246,9 @@ export class FileStore implements Store {
   }
 
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+    // An agent nobody wrote to has nothing to find, and a search must not leave a folder (and
+    // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
+    if (!existsSync(this.agent(agent).dir)) return []
     const FactIndex = await loadFactIndex()
     const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until, partial: query.partial}
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
