@@ -1,19 +1,19 @@
-import {mkdirSync, readdirSync} from 'node:fs'
+import {readdirSync} from 'node:fs'
 
 import {MemError} from '../errors.js'
 import type {FactIndex, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
-import {DIR_MODE, keepCopy} from './durable-file.js'
+import {ChangedMeanwhile, keepCopy, makeDirDurably} from './durable-file.js'
 import {preMigrationPath} from './format.js'
-import {newId} from './ids.js'
+import {idAfter, maxId} from './ids.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import type {ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
+import {PartialImport, type ImportBatch, type ImportResult, type NewCheckpoint, type NewFact, type ScoredFact, type SearchQuery, type Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
@@ -169,11 +169,25 @@ class AgentFiles {
   }
 }
 
+type Written = {cache: CachedSegments<never>; segment: Segment<never>}
+
 /** The changes one locked write makes, applied in order and then stamped once. */
 class Transaction {
-  private readonly written: {cache: CachedSegments<never>; segment: Segment<never>}[] = []
+  private readonly written: Written[] = []
 
   constructor(private readonly agent: AgentFiles) {}
+
+  /**
+   * The id for a new fact or checkpoint: after every id in the collection's last segment, so
+   * "latest" is the order of writes under the lock, never the wall clock's.
+   */
+  nextFactId(): string {
+    return idAfter(maxId(this.agent.facts.last()?.records ?? []))
+  }
+
+  nextCheckpointId(): string {
+    return idAfter(maxId(this.agent.checkpoints.last()?.records ?? []))
+  }
 
   appendFact(fact: FactRecord): void {
     this.append(this.agent.facts, fact, true)
@@ -191,9 +205,23 @@ class Transaction {
     this.put(this.agent.facts, seg.name, records, true)
   }
 
+  /** Segments written by other means (an import packs its own), to be stamped with the rest. */
+  adopt(written: Written[]): void {
+    this.written.push(...written)
+  }
+
+  /** True once any data file of this change is in place. */
+  wroteAny(): boolean {
+    return this.written.length > 0
+  }
+
+  /** Stamps the revision once the data files are in place; nothing here can undo them. */
   commit(revision: Revision | undefined): void {
     if (this.written.length === 0) return
-    const stamped = bumpRevision(this.agent.dir, revision, [...new Set(this.written.map((w) => w.cache.key(w.segment.name)))], this.agent.checked())
+    // In write order, so a segment written twice ends up stamped (and remembered) as last written.
+    const identities: Record<string, string | undefined> = {}
+    for (const w of this.written) identities[w.cache.key(w.segment.name)] = w.segment.identity
+    const stamped = bumpRevision(this.agent.dir, revision, identities, this.agent.checked())
     for (const w of this.written) w.cache.remember(w.segment, stamped)
   }
 
@@ -232,7 +260,7 @@ export class FileStore implements Store {
 
   async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
     return this.write(agent, {facts: 'last'}, (tx) => {
-      const record: FactRecord = {id: newId(), content: fact.content, tags: fact.tags, created_at: now()}
+      const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now()}
       tx.appendFact(record)
       return record
     })
@@ -261,7 +289,7 @@ export class FileStore implements Store {
     return this.write(agent, {facts: 'all'}, (tx, a) => {
       for (const id of ids) this.findLiveFact(a, agent, id)
       const time = now()
-      const record: FactRecord = {id: newId(), content: next.content, tags: next.tags, created_at: time, supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
+      const record: FactRecord = {id: tx.nextFactId(), content: next.content, tags: next.tags, created_at: time, supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
       // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
       tx.appendFact(record)
       for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time})
@@ -284,7 +312,7 @@ export class FileStore implements Store {
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, {checkpoints: 'last'}, (tx) => {
-      const record: CheckpointRecord = {id: newId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
+      const record: CheckpointRecord = {id: tx.nextCheckpointId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
       tx.appendCheckpoint(record)
       return record
     })
@@ -294,8 +322,10 @@ export class FileStore implements Store {
     // All segments: an import may append a checkpoint older than those already saved.
     const a = this.read(agent, {checkpoints: 'all'})
     if (id === undefined) {
+      // The largest id: ids follow the order of saves (see Transaction.nextCheckpointId), and an
+      // imported checkpoint keeps the id of when it was first saved.
       let latest: CheckpointRecord | undefined
-      for (const cp of a.checkpoints.records()) if (!latest || newerThan(cp, latest)) latest = cp
+      for (const cp of a.checkpoints.records()) if (!latest || cp.id > latest.id) latest = cp
       if (!latest) throw new MemError('no_checkpoint', `No checkpoint found for agent "${agent}".`)
       return latest
     }
@@ -353,21 +383,38 @@ export class FileStore implements Store {
 
   private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
     const dir = this.agent(agent).dir
-    mkdirSync(dir, {recursive: true, mode: DIR_MODE})
-    // Loaded by the first write: proper-lockfile and graceful-fs cost a read-only command
-    // (a cold `mem search`) several milliseconds at start-up for nothing.
+    try {
+      makeDirDurably(dir)
+    } catch (error) {
+      throw withOutcome(error, undefined)
+    }
+    // Loaded by the first write: the lock's native addon costs a read-only command (a cold
+    // `mem search`) start-up time for nothing.
     const {withLock} = await import('./lock.js')
     return withLock(dir, () => {
-      const revision = readRevision(dir)
-      const a = this.agent(agent)
-      // Every held segment is re-checked by file identity, so one replaced by a writer that died
-      // before stamping the revision is read afresh, not written over from a stale copy.
-      a.refresh(revision, needs)
-      const tx = new Transaction(a)
-      upgradeOutdated(a)
-      const result = change(tx, a)
-      tx.commit(revision)
-      return result
+      for (let attempt = 0; ; attempt++) {
+        const revision = readRevision(dir)
+        const a = this.agent(agent)
+        const tx = new Transaction(a)
+        try {
+          // Every held segment is re-checked by file identity, so one replaced by a writer that died
+          // before stamping the revision is read afresh, not written over from a stale copy.
+          a.refresh(revision, needs)
+          upgradeOutdated(a)
+          const result = change(tx, a)
+          tx.commit(revision)
+          return result
+        } catch (error) {
+          // A file replaced behind the lock's back: forget everything held for the agent, read it
+          // afresh and run the change again, once, if none of it is on disk yet. A long-running
+          // server must never be stuck refusing every write.
+          if (error instanceof ChangedMeanwhile && !tx.wroteAny() && attempt === 0) {
+            this.agents.delete(agent)
+            continue
+          }
+          throw withOutcome(error, tx)
+        }
+      }
     })
   }
 
@@ -387,19 +434,23 @@ export class FileStore implements Store {
   }
 
   async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
-    return this.write(agent, {facts: 'all', checkpoints: 'all'}, (_tx, a) => {
+    return this.write(agent, {facts: 'all', checkpoints: 'all'}, (tx, a) => {
       const knownCheckpoints = new Set([...a.checkpoints.records()].map((c) => c.id))
       const facts = newById(batch.facts, (id) => a.byId().has(id))
       const checkpoints = newById(batch.checkpoints, (id) => knownCheckpoints.has(id))
       // New facts are written before old ones are marked, as in supersede: a crash in between leaves both live.
-      const written = [...appendPacked(a.facts, facts, (change) => a.follow([change])), ...appendPacked(a.checkpoints, checkpoints)]
-      const marked = markLive(a, batch.marks ?? [], written)
-      if (written.length > 0) {
-        const stamped = bumpRevision(a.dir, readRevision(a.dir), written.map((w) => w.cache.key(w.segment.name)), a.checked())
-        // In write order, so a segment written twice ends up remembered as last written.
-        for (const w of written) w.cache.remember(w.segment, stamped)
+      const saved = {facts: 0, checkpoints: 0}
+      try {
+        appendPacked(a.facts, facts, tx, (change) => {
+          saved.facts += change.after.length - change.before.length
+          a.follow([change])
+        })
+        appendPacked(a.checkpoints, checkpoints, tx, (change) => (saved.checkpoints += change.after.length - change.before.length))
+        const marked = markLive(a, batch.marks ?? [], tx)
+        return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
+      } catch (error) {
+        throw tx.wroteAny() ? partialImport(error, saved, {facts: facts.length, checkpoints: checkpoints.length}) : error
       }
-      return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
     })
   }
 }
@@ -421,11 +472,6 @@ function upgradeOutdated(a: AgentFiles): void {
   }
 }
 
-/** Later creation time wins; ids (time-sortable) break ties. */
-function newerThan(a: CheckpointRecord, b: CheckpointRecord): boolean {
-  return a.created_at === b.created_at ? a.id > b.id : a.created_at > b.created_at
-}
-
 function now(): string {
   return new Date().toISOString()
 }
@@ -444,8 +490,7 @@ function newById<T extends {id: string}>(records: T[], known: (id: string) => bo
  * Appends many records with one write per segment file instead of one per record, which
  * keeps a large import linear. Called under the agent's lock; the caller stamps the revision.
  */
-function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (change: Change<T>) => void): {cache: CachedSegments<never>; segment: Segment<never>}[] {
-  const written: {cache: CachedSegments<never>; segment: Segment<never>}[] = []
+function appendPacked<T>(cache: CachedSegments<T>, records: T[], tx: Transaction, onChange?: (change: Change<T>) => void): void {
   const last = cache.last()
   let open: Segment<T> | undefined = last && {name: last.name, records: [...last.records], bytes: last.bytes}
   let before: T[] = last?.records ?? []
@@ -454,8 +499,8 @@ function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (cha
     if (!open || !dirty) return
     const segment = cache.files.write(open.name, open.records)
     cache.remember(segment, undefined)
+    tx.adopt([{cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>}])
     onChange?.({name: open.name, before, after: open.records})
-    written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
   }
   for (const record of records) {
     const bytes = JSON.stringify(record).length
@@ -470,11 +515,10 @@ function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (cha
     dirty = true
   }
   flush()
-  return written
 }
 
 /** Applies marks to facts that are still live, rewriting each touched segment once. */
-function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, written: {cache: CachedSegments<never>; segment: Segment<never>}[]): string[] {
+function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, tx: Transaction): string[] {
   const bySegment = new Map<string, Map<string, Partial<FactRecord>>>()
   for (const {id, patch} of marks) {
     const entry = a.byId().get(id)
@@ -491,8 +535,24 @@ function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, writt
     const segment = a.facts.files.write(name, records)
     a.facts.remember(segment, undefined)
     a.follow([{name, before: seg.records, after: records}])
-    written.push({cache: a.facts as unknown as CachedSegments<never>, segment: segment as Segment<never>})
+    tx.adopt([{cache: a.facts as unknown as CachedSegments<never>, segment: segment as Segment<never>}])
     marked.push(...patches.keys())
   }
   return marked
+}
+
+/**
+ * What a failed change left on disk, said in its error: a retrying client must know whether
+ * anything was saved. Only file-system failures (io_error) carry it; others save nothing.
+ */
+function withOutcome(error: unknown, tx: Transaction | undefined): unknown {
+  if (!(error instanceof MemError) || error.code !== 'io_error' || error instanceof ChangedMeanwhile || error instanceof PartialImport) return error
+  const outcome = tx?.wroteAny() ? 'part of the change was saved; run "mem doctor" before trying again' : 'nothing was saved'
+  return new MemError('io_error', `${error.message}; ${outcome}`)
+}
+
+function partialImport(error: unknown, saved: {facts: number; checkpoints: number}, planned: {facts: number; checkpoints: number}): unknown {
+  if (!(error instanceof MemError) || error.code !== 'io_error') return error
+  const parts = [`${saved.facts} of ${planned.facts} facts`, ...(planned.checkpoints > 0 ? [`${saved.checkpoints} of ${planned.checkpoints} checkpoints`] : [])]
+  return new PartialImport(`${error.message}; ${parts.join(' and ')} of this agent were saved before it stopped. Running the import again is safe: it skips what is already stored.`, saved)
 }
