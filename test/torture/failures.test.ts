@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import {readdirSync} from 'node:fs'
-import {join} from 'node:path'
+import {spawnSync} from 'node:child_process'
+import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 
-import {mem, tempHome} from '../helpers/mem.js'
+import {BIN, mem, tempHome} from '../helpers/mem.js'
 import {readBack} from '../reliability/files.js'
 import {agentDir} from '../../src/store/paths.js'
 import {ackedId, failing, startMem} from './helpers.js'
@@ -65,5 +66,52 @@ describe('torture: failures before and after the commit (strace fault injection)
     assert.equal(again.code, 0, again.stderr)
     assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, 500)
     assert.equal((await readBack(home.home, 'big')).facts.length, 2500)
+  })
+})
+
+describe('torture: folders, read-only file systems and repairs under a full disk', function () {
+  this.timeout(60_000)
+  let home: ReturnType<typeof tempHome>
+  beforeEach(() => (home = tempHome()))
+  afterEach(() => home.cleanup())
+
+  it('every folder a first write makes is flushed in its parent (the home, agents/, the agent, facts/)', async () => {
+    const memHome = join(home.home, 'home')
+    const log = join(home.home, 'strace.log')
+    const r = await startMem(memHome, ['add', 'first', '-a', 'new'], {prefix: ['strace', '-f', '-qq', '-y', '-o', log, '-e', 'trace=mkdir,mkdirat,fsync']}).done
+    assert.equal(r.code, 0, r.stderr)
+    const lines = readFileSync(log, 'utf8').split('\n')
+    const made = lines.flatMap((l) => /mkdir(?:at)?\((?:[^,]+, )?"([^"]+)", 0?700\) = 0/.exec(l)?.[1] ?? [])
+    // A call may be split into an "unfinished" line and a "resumed" one: the path is on the first.
+    const flushed = new Set(lines.flatMap((l) => /fsync\(\d+<([^>]+)>/.exec(l)?.[1] ?? []))
+    assert.deepEqual(made, [memHome, join(memHome, 'agents'), join(memHome, 'agents', 'new'), join(memHome, 'agents', 'new', 'facts')])
+    assert.deepEqual(made.filter((dir) => !flushed.has(dirname(dir))), [], `folders whose parent was not flushed:\n${lines.join('\n')}`)
+  })
+
+  it('on a read-only file system, writing to a new agent names the read-only file system and says nothing was saved', () => {
+    const ro = join(home.home, 'ro')
+    mkdirSync(ro)
+    // A private mount namespace with the folder bound read-only, as a read-only disk would be.
+    const script = `mount --bind -o ro "$1" "$1" && exec "$2" "$3" add x -a new --json`
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', ro, process.execPath, BIN], {env: {...process.env, MEM_HOME: join(ro, 'home')}, encoding: 'utf8'})
+    assert.equal(r.status, 1, r.stderr)
+    assert.match((JSON.parse(r.stdout) as {error: {message: string}}).error.message, /^could not create the folder \S+\/ro\/home\/agents\/new: the file system is read-only \(EROFS\); nothing was saved$/)
+  })
+
+  it('doctor --fix under a full disk leaves no extra .corrupt-<time> copy per failed attempt, and succeeds once there is room', async () => {
+    assert.equal(mem(home.home, ['add', 'one', '-a', 'd']).code, 0)
+    assert.equal(mem(home.home, ['add', 'two', '-a', 'd']).code, 0)
+    const facts = join(agentDir(home.home, 'd'), 'facts')
+    writeFileSync(join(facts, '000001.json'), '{"broken')
+    const aside = (): string[] => readdirSync(facts).filter((n) => n.includes('.corrupt-'))
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = await startMem(home.home, ['doctor', '--fix', '--json'], {prefix: failing('fsync', 'ENOSPC', 1)}).done
+      assert.equal(r.code, 1)
+      assert.deepEqual(aside(), [])
+      assert.match(r.stdout, /no space left on device \(ENOSPC\)/)
+    }
+    assert.equal(mem(home.home, ['doctor', '--fix']).code, 0)
+    assert.equal(aside().length, 1)
+    assert.deepEqual((await readBack(home.home, 'd')).facts.map((f) => f.content), ['one'])
   })
 })
