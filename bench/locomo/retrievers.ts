@@ -15,6 +15,8 @@ import {importRecords} from '../../src/transfer/import.js'
 export interface Item {
   content: string
   createdAt: string
+  /** The conversation it is a turn of, if any. */
+  thread?: string
 }
 
 /** A fresh, empty store for one conversation: load its facts in order, then search them. */
@@ -49,7 +51,7 @@ export const memImport: RetrieverKind = {
         const ids = items.map((item) => newId(Date.parse(item.createdAt)))
         const lines = [
           JSON.stringify({type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION}),
-          ...items.map((item, i) => JSON.stringify({type: 'fact', agent_id: AGENT, id: ids[i], content: item.content, tags: [], created_at: item.createdAt})),
+          ...items.map((item, i) => JSON.stringify({type: 'fact', agent_id: AGENT, id: ids[i], content: item.content, tags: [], created_at: item.createdAt, thread: item.thread})),
         ]
         const report = await importRecords(ctx, {text: lines.join('\n') + '\n'})
         if (report.added.facts !== items.length) throw new Error(`import added ${report.added.facts} of ${items.length} facts: ${JSON.stringify(report.skipped.slice(0, 3))}`)
@@ -80,7 +82,7 @@ export function memFactIndex(name = 'mem FactIndex', tuning: Partial<Tuning> = {
           return items.map((item, i) => {
             // Zero-padded so that id order is insertion order, like the store's ULIDs.
             const id = String(i).padStart(8, '0')
-            index.add({id, content: item.content, tags: [], created_at: item.createdAt})
+            index.add({id, content: item.content, tags: [], created_at: item.createdAt, thread: item.thread})
             return id
           })
         },

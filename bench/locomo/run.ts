@@ -7,7 +7,7 @@ export const K = 10
 
 /**
  * Each turn as a fact said at its session's date, the turns of one session one second apart
- * so that their order is kept.
+ * so that their order is kept, and each session one thread.
  */
 export function itemsOf(turns: readonly Turn[]): Item[] {
   let session = NaN
@@ -21,7 +21,8 @@ export function itemsOf(turns: readonly Turn[]): Item[] {
       start = Date.parse(iso)
       step = 0
     }
-    return {content: turn.content, createdAt: new Date(start + 1000 * step++).toISOString()}
+    // One thread per session: a session is one sitting of the conversation.
+    return {content: turn.content, createdAt: new Date(start + 1000 * step++).toISOString(), thread: `session-${turn.session}`}
   })
 }
 

@@ -1,4 +1,4 @@
-import {Command, Errors} from '@oclif/core'
+import {Command, Errors, type Interfaces} from '@oclif/core'
 import type * as v from 'valibot'
 
 import {MemError} from '../errors.js'
@@ -6,9 +6,15 @@ import {runOperation, type Operation, type OperationContext} from '../ops/index.
 import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
-import {printLine, printResult, reportFailure} from './output.js'
+import {printLine, printResult, printText, reportFailure} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
+
+// oclif's own bounds for parse's type parameters, which it does not export.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type FlagOutput = {[name: string]: any}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ArgOutput = {[name: string]: any}
 
 /**
  * What every mem command shares: the --json switch, the store, and the single mapping from
@@ -18,8 +24,28 @@ export const agentFlag = oclifFlags(agentFlagSpec)
 export abstract class MemCommand extends Command {
   static override baseFlags = oclifFlags(jsonFlag)
 
+  /** --json as parsed; undefined until the flags parse (then a failure looks at argv, up to any `--`). */
+  private parsedJson?: boolean
+
   protected get jsonMode(): boolean {
-    return this.argv.includes('--json')
+    if (this.parsedJson !== undefined) return this.parsedJson
+    const end = this.argv.indexOf('--')
+    return (end === -1 ? this.argv : this.argv.slice(0, end)).includes('--json')
+  }
+
+  /** oclif's parse, with every way the command line can be wrong reported as invalid input (exit 2). */
+  protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    try {
+      const parsed = await super.parse(options, argv)
+      this.parsedJson = (parsed.flags as {json?: boolean}).json === true
+      return parsed
+    } catch (error) {
+      if (error instanceof Errors.ExitError || !(error instanceof Error)) throw error
+      throw usageError(error, this.id)
+    }
   }
 
   protected context(agent?: string, longLived = false): OperationContext {
@@ -40,18 +66,29 @@ export abstract class MemCommand extends Command {
     return this.runOp(spec.operation, await spec.input(wordsOf(raw), values), values.agent as string | undefined)
   }
 
+  /** JSON under --json, exactly; anything else is text of mem's own, inert at a terminal. */
   protected print(text: string): void {
-    printLine(text)
+    if (this.jsonMode) printLine(text)
+    else printText(text)
   }
 
   override async catch(error: Error & {exitCode?: number}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    const failure = isUsageError(error) ? new MemError('invalid_input', error.message) : error
-    return this.exit(reportFailure(failure, this.jsonMode))
+    return this.exit(reportFailure(error, this.jsonMode))
   }
 }
 
-/** oclif's own parse failures: unknown flags, missing arguments, bad flag values. */
-function isUsageError(error: Error): boolean {
-  return error instanceof Errors.CLIError && 'parse' in error
+/**
+ * A command line oclif could not parse, as a usage error in one line: oclif's "Parsing --limit
+ * \n\tExpected an integer…\nSee more help with --help" becomes "--limit: expected an integer…".
+ */
+function usageError(error: Error, id: string | undefined): MemError {
+  if (error instanceof MemError) return error
+  const text = error.message
+    .replace(/\nSee more help with --help$/, '')
+    .replace(/^Parsing (--\S+) \n\t(\w)/, (_all, flag: string, first: string) => `${flag}: ${first.toLowerCase()}`)
+    .replaceAll(/\s*\n\s*/g, ' ')
+    .trim()
+  const help = id === undefined ? 'mem --help' : `mem ${id.replaceAll(':', ' ')} --help`
+  return new MemError('invalid_input', `${text} (see ${help})`)
 }

@@ -13,20 +13,16 @@ export interface FastArgv<S extends FlagSpecs> {
  * flags, a flag given twice, a missing value or one starting with "-", a bad integer, any word
  * starting with "-", words for a command that takes none), and the full oclif run then answers, with its own errors and help.
  *
- * Two oclif behaviours are mirrored because they change the result: a word after a `multiple`
- * flag's value is another value of that flag until the next option flag (`--tag a b` tags a
- * and b), and a value-taking flag stays "current" across boolean flags.
+ * A `multiple` flag takes one value per use (`--tag a --tag b`), as oclif does with
+ * `multipleNonGreedy` (src/cli/oclif-flags.ts): the word after its value is a plain word.
  */
 export function parseFastArgv<S extends FlagSpecs>(specs: S, args: readonly string[], takesWords = true): FastArgv<S> | undefined {
   const flags: Record<string, boolean | number | string | string[]> = {}
   const words: string[] = []
   const rest = [...args]
-  /** The last value-taking flag, while it is `multiple`: plain words go to it. */
-  let collecting: string[] | undefined
   for (let arg = rest.shift(); arg !== undefined; arg = rest.shift()) {
     if (!arg.startsWith('-')) {
-      if (collecting) collecting.push(arg)
-      else words.push(arg)
+      words.push(arg)
       continue
     }
     const named = flagOf(specs, arg)
@@ -40,14 +36,13 @@ export function parseFastArgv<S extends FlagSpecs>(specs: S, args: readonly stri
     }
     const value = inline ?? rest.shift()
     if (value === undefined || value.startsWith('-')) return undefined
-    collecting = undefined
     if (spec.kind === 'integer') {
       if (!/^-?\d+$/.test(value)) return undefined
       flags[name] = Number.parseInt(value, 10)
     } else if (spec.multiple) {
       const values = (flags[name] as string[] | undefined) ?? []
       values.push(value)
-      flags[name] = collecting = values
+      flags[name] = values
     } else {
       flags[name] = value
     }

@@ -10,7 +10,9 @@ function oclifFlag(spec: FlagSpec): Interfaces.Flag<unknown> {
   const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
   if (kind === 'boolean') return Flags.boolean(defined)
   if (kind === 'integer') return Flags.integer(defined) as Interfaces.Flag<unknown>
-  return Flags.string(defined) as Interfaces.Flag<unknown>
+  // One value per use: oclif would otherwise take every following word as another value, so
+  // `mem add --tag ops Staging is read-only` would tag the fact "Staging", "is" and "read-only".
+  return Flags.string(spec.multiple ? {...defined, multipleNonGreedy: true} : defined) as Interfaces.Flag<unknown>
 }
 
 /** oclif's `static flags` for a command whose flags are defined as plain data. */

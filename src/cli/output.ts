@@ -2,6 +2,7 @@ import type * as v from 'valibot'
 
 import {asMemError, errorJson, exitCodeOf} from '../errors.js'
 import type {Operation} from '../ops/operation.js'
+import {forStream, inertStrings} from './inert-text.js'
 import {renderers} from './render.js'
 import {wantsStyle} from './terminal-style.js'
 
@@ -13,10 +14,20 @@ export function printLine(text: string): void {
   process.stdout.write(`${text}\n`)
 }
 
-/** The prose, byte for byte, unless a person is reading a terminal: then its coloured twin. */
+/**
+ * The prose, byte for byte, unless a person is reading a terminal: then its coloured twin (or,
+ * under NO_COLOR, the prose), drawn from a copy of the payload whose stored text is inert.
+ */
 export function humanText<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>): string {
+  if (process.stdout.isTTY !== true) return op.prose(payload)
+  const shown = inertStrings(payload)
   const render = renderers[op.tool]
-  return render && wantsStyle(process.stdout, process.env) ? render(payload as never, new Date()) : op.prose(payload)
+  return render && wantsStyle(process.stdout, process.env) ? render(shown as never, new Date()) : op.prose(shown)
+}
+
+/** Text of mem's own that may quote stored text (a report, a summary), inert at a terminal. */
+export function printText(text: string): void {
+  printLine(forStream(process.stdout, text))
 }
 
 /** An operation's result: its payload under --json, else its prose. */
@@ -27,7 +38,7 @@ export function printResult<I extends v.GenericSchema, O extends v.GenericSchema
 /** A failure: `Error: …` on stderr, `{"error": …}` on stdout under --json; returns the exit code. */
 export function reportFailure(error: unknown, json: boolean): number {
   const memError = asMemError(error)
-  process.stderr.write(`Error: ${memError.message}\n`)
+  process.stderr.write(forStream(process.stderr, `Error: ${memError.message}\n`))
   if (json) printLine(JSON.stringify(errorJson(memError)))
   return exitCodeOf(memError)
 }

@@ -31,6 +31,15 @@ function tagList(tags: string[]): string {
   return tags.length > 0 ? ` ${style('cyan', tags.map((t) => `#${t}`).join(' '))}` : ''
 }
 
+function threadNote(thread: string | undefined): string {
+  return thread === undefined ? '' : ` ${style('dim', `~${thread}`)}`
+}
+
+/** A hit that came as context shares no word with the query: dimmed, with the match it came with. */
+function contextNote(contextFor: string | undefined): string {
+  return contextFor === undefined ? '' : `  ${style('magenta', `↳ context for ${contextFor}`)}`
+}
+
 /** Rows of columns, each column as wide as its widest cell; the last column is left ragged. */
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, col) => widest(rows.map((r) => r[col] ?? ''))) ?? []
@@ -52,7 +61,12 @@ function statusText(f: FactEntry, now: Date): string {
 export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): string {
   const head = `${style('bold', plural(payload.count, 'fact'))} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
   if (payload.count === 0) return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
-  const rows = payload.facts.map((f, i) => [style('dim', `${i + 1}.`), style('dim', f.id), style('green', relativeTime(f.created_at, now)), marked(f.content, payload.query) + tagList(f.tags)])
+  const rows = payload.facts.map((f, i) => [
+    style('dim', `${i + 1}.`),
+    style('dim', f.id),
+    style('green', relativeTime(f.created_at, now)),
+    (f.context_for === undefined ? marked(f.content, payload.query) : style('dim', f.content)) + tagList(f.tags) + threadNote(f.thread) + contextNote(f.context_for),
+  ])
   return [head, ...table(rows).map((l) => `  ${l}`)].join('\n')
 }
 
@@ -62,7 +76,7 @@ export function renderList(payload: Payload<typeof factList>, now: Date): string
   const rows = payload.facts.map((f) => {
     const note = statusText(f, now)
     const content = f.status === 'live' ? f.content : style('dim', f.content)
-    return [style('dim', f.id), style('green', relativeTime(f.created_at, now)), content + tagList(f.tags) + (note ? `  ${note}` : '')]
+    return [style('dim', f.id), style('green', relativeTime(f.created_at, now)), content + tagList(f.tags) + threadNote(f.thread) + (note ? `  ${note}` : '')]
   })
   return [head, ...table(rows).map((l) => `  ${l}`)].join('\n')
 }
@@ -72,7 +86,7 @@ export function renderHistory(payload: Payload<typeof factHistory>, now: Date): 
   for (const f of payload.versions) {
     const current = f.id === payload.fact_id ? style('bold', '▸ ') : '  '
     lines.push(`${current}${style('dim', f.id)}  ${style('green', relativeTime(f.created_at, now))} ${style('dim', `(${f.created_at})`)}`)
-    lines.push(`    ${f.status === 'live' ? f.content : style('dim', f.content)}${tagList(f.tags)}`)
+    lines.push(`    ${f.status === 'live' ? f.content : style('dim', f.content)}${tagList(f.tags)}${threadNote(f.thread)}`)
     if (f.supersedes !== undefined) lines.push(`    ${style('dim', `replaces ${f.supersedes.join(', ')}`)}`)
     if (f.reason !== undefined) lines.push(`    ${style('dim', `reason: ${f.reason}`)}`)
     lines.push(`    ${statusText(f, now) || style('green', 'live')}`)

@@ -4,7 +4,8 @@ import {Flags} from '@oclif/core'
 
 import {MemCommand} from '../cli/base-command.js'
 import {exportProse, planExport} from '../transfer/export.js'
-import {writeLinesToFile, writeLinesToStdout} from '../transfer/line-output.js'
+import {writeLinesToStdout} from '../transfer/line-output.js'
+import {writeLinesToPath} from '../transfer/output-file.js'
 import {progressBar} from '../transfer/progress-bar.js'
 
 export default class Export extends MemCommand {
@@ -22,21 +23,26 @@ export default class Export extends MemCommand {
   static override flags = {
     agent: Flags.string({char: 'a', description: 'Agent to export [default: $MEM_AGENT, else "default"].', helpValue: 'ID', exclusive: ['all']}),
     all: Flags.boolean({description: 'Export every agent in the store.', exclusive: ['agent']}),
-    output: Flags.string({char: 'o', description: 'Write to this file (replaced whole, created 0600) instead of stdout.', helpValue: 'FILE'}),
+    output: Flags.string({
+      char: 'o',
+      description: 'Write to this file instead of stdout: a regular file is replaced whole (created 0600), a device or FIFO is written in place, a symbolic link to a file is refused; "-" is stdout.',
+      helpValue: 'FILE',
+    }),
   }
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Export)
     const plan = await planExport(this.context(flags.agent), {agent_id: flags.agent, all: flags.all}, this.config.version)
     // Lines printed to a terminal and a bar on the same screen would garble each other.
-    const bar = progressBar(!this.jsonMode && (flags.output !== undefined || !process.stdout.isTTY))
+    const output = flags.output === '-' ? undefined : flags.output
+    const bar = progressBar(!this.jsonMode && (output !== undefined || !process.stdout.isTTY))
     try {
-      if (flags.output === undefined) {
+      if (output === undefined) {
         await writeLinesToStdout(plan.lines(), plan.total, bar.onProgress)
         return plan.summary
       }
-      const file = resolve(flags.output)
-      writeLinesToFile(file, plan.lines(), plan.total, bar.onProgress)
+      const file = resolve(output)
+      writeLinesToPath(file, plan.lines(), plan.total, bar.onProgress)
       bar.stop()
       const summary = {...plan.summary, file}
       this.print(this.jsonMode ? JSON.stringify(summary) : exportProse(summary))

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 
-import {AgentId, Content, Tags} from './fields.js'
+import {AgentId, Content, Tags, Thread, THREAD_HELP} from './fields.js'
 import {defineOperation, resolveAgent} from './operation.js'
 
 export const memoryAdd = defineOperation({
@@ -8,12 +8,14 @@ export const memoryAdd = defineOperation({
   title: 'Remember a fact',
   description:
     'Store one durable fact worth remembering across sessions: a preference, a decision, a name, how something works. ' +
-    'Write it as a short self-contained sentence. To change or remove a fact you stored before, use memory_reflect instead of adding a contradicting one.',
+    'Write it as a short self-contained sentence. To change or remove a fact you stored before, use memory_reflect instead of adding a contradicting one. ' +
+    'Pass thread only when saving the turns of one conversation (a chat, a meeting) one by one: search then brings in the turns around a match as context. Leave it out for standalone facts.',
   annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false},
   input: v.strictObject({
     agent_id: v.optional(AgentId),
     content: v.pipe(Content, v.description('The fact, as a short self-contained sentence.')),
     tags: v.optional(v.pipe(Tags, v.description('Labels to filter by later, e.g. ["tooling"].'))),
+    thread: v.optional(v.pipe(Thread, v.description(THREAD_HELP))),
   }),
   output: v.object({
     agent_id: v.string(),
@@ -22,7 +24,7 @@ export const memoryAdd = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const fact = await ctx.store.addFact(agent_id, {content: input.content, tags: input.tags ?? []})
+    const fact = await ctx.store.addFact(agent_id, {content: input.content, tags: input.tags ?? [], thread: input.thread})
     return {agent_id, stored: true as const, fact_id: fact.id}
   },
   prose: (payload) => `Stored fact ${payload.fact_id} for agent ${payload.agent_id}.`,

@@ -51,6 +51,7 @@ export const factHistory = defineOperation({
     const lines = [`History of fact ${payload.fact_id} (agent ${payload.agent_id}): ${payload.count} ${noun}, oldest first.`]
     payload.versions.forEach((f, i) => {
       lines.push(`${i + 1}. ${f.id}, saved ${f.created_at}: ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''}`)
+      if (f.thread !== undefined) lines.push(`   thread ${f.thread}`)
       if (f.supersedes !== undefined) lines.push(`   replaces ${f.supersedes.join(', ')}`)
       if (f.reason !== undefined) lines.push(`   reason: ${f.reason}`)
       lines.push(`   ${statusNote(f) ?? 'live'}`)

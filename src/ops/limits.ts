@@ -7,6 +7,7 @@ export const LIMITS = {
   contentLength: 16_000,
   tagCount: 32,
   tagLength: 64,
+  threadLength: 64,
   queryLength: 2_000,
   reasonLength: 2_000,
   labelLength: 200,

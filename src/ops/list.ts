@@ -13,6 +13,7 @@ export const FactEntry = v.object({
   content: v.string(),
   tags: v.array(v.string()),
   created_at: Timestamp,
+  thread: v.optional(v.pipe(v.string(), v.description('The conversation the fact is a turn of; absent for standalone facts.'))),
   status: v.picklist(FACT_STATUSES),
   supersedes: v.optional(v.array(v.string())),
   superseded_by: v.optional(v.string()),
@@ -29,6 +30,7 @@ export function factEntry(fact: FactRecord): FactEntry {
     content: fact.content,
     tags: fact.tags,
     created_at: fact.created_at,
+    ...(fact.thread === undefined ? {} : {thread: fact.thread}),
     status,
     ...(fact.supersedes === undefined ? {} : {supersedes: fact.supersedes}),
     ...(fact.superseded_by === undefined ? {} : {superseded_by: fact.superseded_by}),
@@ -100,7 +102,8 @@ export const factList = defineOperation({
     const lines = payload.facts.map((f, i) => {
       const tags = f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''
       const note = statusNote(f)
-      return `${i + 1}. ${f.content}${tags} (id ${f.id}, saved ${f.created_at}${note ? `; ${note}` : ''})`
+      const thread = f.thread === undefined ? '' : `, thread ${f.thread}`
+      return `${i + 1}. ${f.content}${tags} (id ${f.id}, saved ${f.created_at}${thread}${note ? `; ${note}` : ''})`
     })
     return [`${head} for agent ${payload.agent_id}, newest first:`, ...lines].join('\n')
   },

@@ -1,9 +1,10 @@
 import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
-import {AgentId, Content, FactId, Tags} from './fields.js'
+import {AgentId, Content, FactId, Tags, Thread} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent, type OperationContext} from './operation.js'
+import type {FactRecord} from '../store/records.js'
 
 export const REFLECT_ACTIONS = ['add', 'update', 'delete', 'merge'] as const
 
@@ -19,6 +20,9 @@ const Input = v.strictObject({
   ),
   content: v.optional(v.pipe(Content, v.description('The new fact text, for add, update and merge.'))),
   tags: v.optional(v.pipe(Tags, v.description('Tags of the new fact; by default those of the facts it replaces.'))),
+  thread: v.optional(
+    v.pipe(Thread, v.description('The conversation the new fact is a turn of (see memory_add). By default update and merge keep the thread of the facts they replace, when they all share one.')),
+  ),
   reason: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.reasonLength, `must be at most ${LIMITS.reasonLength} characters`), v.description('Why, kept with the history.'))),
 })
 type Input = v.InferOutput<typeof Input>
@@ -40,22 +44,29 @@ async function apply(ctx: OperationContext, agent: string, input: Input): Promis
   const {store} = ctx
   switch (input.action) {
     case 'add':
-      return {fact_id: (await store.addFact(agent, {content: input.content!, tags: input.tags ?? []})).id}
+      return {fact_id: (await store.addFact(agent, {content: input.content!, tags: input.tags ?? [], thread: input.thread})).id}
     case 'delete':
       return {fact_id: (await store.deleteFact(agent, input.fact_id!, input.reason)).id}
     case 'update':
     case 'merge': {
       const ids = input.action === 'update' ? [input.fact_id!] : [...new Set(input.fact_ids!)]
-      const tags = input.tags ?? (await inheritedTags(ctx, agent, ids))
-      const fact = await store.supersede(agent, ids, {content: input.content!, tags, reason: input.reason})
+      const replaced = input.tags === undefined || input.thread === undefined ? await Promise.all(ids.map((id) => store.getFact(agent, id))) : []
+      const tags = input.tags ?? [...new Set(replaced.flatMap((f) => f.tags))]
+      const thread = input.thread ?? sharedThread(replaced)
+      const fact = await store.supersede(agent, ids, {content: input.content!, tags, thread, reason: input.reason})
       return {fact_id: fact.id, supersedes: ids}
     }
   }
 }
 
-async function inheritedTags(ctx: OperationContext, agent: string, ids: string[]): Promise<string[]> {
-  const facts = await Promise.all(ids.map((id) => ctx.store.getFact(agent, id)))
-  return [...new Set(facts.flatMap((f) => f.tags))]
+/**
+ * The thread a replacement keeps: the one every replaced fact shares. Facts merged from
+ * different conversations (or standalone ones) make a standalone fact, since a merged summary
+ * is no longer one turn of one exchange.
+ */
+function sharedThread(facts: readonly FactRecord[]): string | undefined {
+  const threads = new Set(facts.map((f) => f.thread))
+  return threads.size === 1 ? facts[0]?.thread : undefined
 }
 
 export const memoryReflect = defineOperation({

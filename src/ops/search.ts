@@ -11,13 +11,17 @@ export const FactHit = v.object({
   tags: v.array(v.string()),
   created_at: Timestamp,
   score: v.pipe(v.number(), v.description('BM25 relevance: higher is better; compare only within one result list')),
+  thread: v.optional(v.pipe(v.string(), v.description('The conversation the fact is a turn of; absent for standalone facts.'))),
+  context_for: v.optional(
+    v.pipe(v.string(), v.description('Present when the fact matched none of the query\'s words: it is a turn of the same thread as the matching fact with this id, returned as that fact\'s context.')),
+  ),
 })
 
 export const memorySearch = defineOperation({
   tool: 'memory_search',
   title: 'Search memory',
   description:
-    'Find stored facts relevant to a question or keywords, ranked by relevance (full-text BM25 with stemming). ' +
+    'Find stored facts that share a word (by stem) with a question or keywords, ranked by BM25 relevance; a fact saved with a thread also brings the turns around it in that thread, marked context_for. ' +
     'Use it before answering anything that may depend on what you learned earlier: user preferences, project decisions, names, past events. ' +
     'Returns only live facts (not replaced or deleted); each has an id to pass to memory_reflect.',
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
@@ -43,13 +47,21 @@ export const memorySearch = defineOperation({
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
     const hits = await ctx.store.searchFacts(agent_id, {text: input.query, limit: input.limit, tags: input.tags, since: input.since, until: input.until})
-    const facts = hits.map(({fact, score}) => ({id: fact.id, content: fact.content, tags: fact.tags, created_at: fact.created_at, score}))
+    const facts = hits.map(({fact, score, contextFor}) => ({
+      id: fact.id,
+      content: fact.content,
+      tags: fact.tags,
+      created_at: fact.created_at,
+      score,
+      ...(fact.thread === undefined ? {} : {thread: fact.thread}),
+      ...(contextFor === undefined ? {} : {context_for: contextFor}),
+    }))
     return {agent_id, query: input.query, count: facts.length, facts}
   },
   prose(payload) {
     if (payload.count === 0) return `No facts found for "${payload.query}" (agent ${payload.agent_id}).`
     const noun = payload.count === 1 ? 'fact' : 'facts'
-    const lines = payload.facts.map((f, i) => `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id})`)
+    const lines = payload.facts.map((f, i) => `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`})`)
     return [`Found ${payload.count} ${noun} for "${payload.query}" (agent ${payload.agent_id}):`, ...lines].join('\n')
   },
 })

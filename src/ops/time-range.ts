@@ -8,11 +8,34 @@ import * as v from 'valibot'
 const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/
 
 export function isIsoDateOrTime(value: string): boolean {
-  return ISO_DATE_OR_TIME.test(value) && !Number.isNaN(Date.parse(value))
+  return looksIsoDateOrTime(value) && impossibleDate(value) === undefined && !Number.isNaN(Date.parse(value))
+}
+
+/** Written as an ISO date or time, whether or not the calendar has that day. */
+export function looksIsoDateOrTime(value: string): boolean {
+  return ISO_DATE_OR_TIME.test(value)
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+
+/**
+ * What is impossible about an ISO-shaped date, or undefined when the calendar has it. Date.parse
+ * alone would read 2026-02-30 as 2 March.
+ */
+export function impossibleDate(value: string): string | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value)
+  if (!match) return undefined
+  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as number[]
+  if (month! < 1 || month! > 12) return `there is no month ${month}`
+  const days = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
+  if (day! < 1 || day! > days) return `${MONTHS[month! - 1]} ${year} has ${days} days`
+  if (hour! > 23 || minute! > 59 || second! > 59) return 'the time of day is out of range'
+  return undefined
 }
 
 export const IsoDateOrTime = v.pipe(
   v.string(),
+  v.check((value) => !looksIsoDateOrTime(value) || impossibleDate(value) === undefined, (issue) => `is not a real date: ${impossibleDate(issue.input as string)}`),
   v.check(isIsoDateOrTime, 'must be an ISO 8601 date or time with an offset, e.g. 2026-05-01 or 2026-05-01T09:00:00Z'),
 )
 

@@ -1,10 +1,9 @@
 import {mthLargest} from './top-k.js'
 
-/** Insertion-order links between fact slots (-1: no neighbour), creation times (ms), and 1 for facts that end with a question. */
+/** Links between the turns of a thread, by slot (-1: no neighbour), and 1 for facts that end with a question. */
 export interface Links {
   prev: Int32Array
   next: Int32Array
-  times: Float64Array
   asks: Uint8Array
 }
 
@@ -15,8 +14,6 @@ export interface ContextOptions {
   replyShare: number
   /** Steps to walk either way. */
   reach: number
-  /** Stop at a gap in creation time larger than this (ms): a new sitting, a new context. */
-  windowMs: number
   /** Facts this search may not return neither receive nor pass on context (undefined: all may). */
   accept: ((slot: number) => boolean) | undefined
 }
@@ -36,10 +33,10 @@ export interface ContextInput {
 }
 
 /**
- * Facts saved one after another, close in time, usually come from the same exchange, and the
- * one that answers a question often repeats none of its words: "They were scared but we
- * reassured them" follows "my son got into an accident". So every fact lends part of its
- * score to the facts around it: `share` to a direct neighbour, `share²` two steps away. A fact
+ * The turns of one conversation (a thread) belong together, and the one that answers a
+ * question often repeats none of its words: "They were scared but we reassured them" follows
+ * "my son got into an accident". So every matching turn lends part of its score to the turns
+ * around it in its thread: `share` to a direct neighbour, `share²` two steps away. A fact
  * keeps only the largest loan on offer (added to its own score), so a fact between two matches
  * is not lifted twice, and a loan is always smaller than its lender's score: a matching fact
  * stays above the context it brings in.
@@ -50,25 +47,31 @@ export interface ContextInput {
  */
 export class Context {
   private loan = new Float64Array(0)
+  /** Per slot with a loan, the slot it came from. */
+  private lender = new Int32Array(0)
   private lentTo: number[] = []
   /** Scores of facts the index skipped, computed here on demand. */
   private extraOwn = new Map<number, number>()
   /** Per-slot flags for one search (lender, candidate, late lender), cleared before rank returns. */
   private marks = new Uint8Array(0)
-  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
-  private options: ContextOptions = {share: 0, replyShare: 0, reach: 0, windowMs: 0, accept: undefined}
+  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), asks: new Uint8Array(0)}
+  private options: ContextOptions = {share: 0, replyShare: 0, reach: 0, accept: undefined}
 
   /**
-   * The facts that may make the results, and their final scores (own score plus loan). Valid
-   * until {@link reset}, which must follow every call.
+   * The facts that may make the results, their final scores (own score plus loan), and for a
+   * fact that matched nothing itself, the fact whose context it is. Valid until {@link reset},
+   * which must follow every call.
    */
-  rank(input: ContextInput, links: Links, options: ContextOptions): {candidates: number[]; finalOf: (slot: number) => number} {
+  rank(input: ContextInput, links: Links, options: ContextOptions): {candidates: number[]; finalOf: (slot: number) => number; lenderOf: (slot: number) => number | undefined} {
     this.links = links
     this.options = options
     const {matches, own, limit, unseen, unseenMax} = input
     // The largest share any fact lends: the bounds below hold for every loan.
     const share = Math.max(this.options.share, this.options.replyShare)
-    if (this.loan.length < own.length) this.loan = new Float64Array(own.length)
+    if (this.loan.length < own.length) {
+      this.loan = new Float64Array(own.length)
+      this.lender = new Int32Array(own.length)
+    }
     if (this.marks.length < own.length) this.marks = new Uint8Array(own.length)
     const ownOf = (slot: number) => (own[slot]! > 0 ? own[slot]! : (this.extraOwn.get(slot) ?? 0))
     const finalOf = (slot: number) => ownOf(slot) + this.loan[slot]!
@@ -125,7 +128,8 @@ export class Context {
     }
     for (const slot of lenders) marks[slot] = 0
     for (const slot of candidates) marks[slot] = 0
-    return {candidates, finalOf}
+    const lenderOf = (slot: number) => (ownOf(slot) === 0 && this.loan[slot]! > 0 ? this.lender[slot]! : undefined)
+    return {candidates, finalOf, lenderOf}
   }
 
   reset(): void {
@@ -136,8 +140,8 @@ export class Context {
 
   /** Lends from each of `lenders`; returns the receivers that have no score of their own. */
   private lend(lenders: readonly number[], ownOf: (slot: number) => number): number[] {
-    const {share, replyShare, reach, windowMs, accept} = this.options
-    const {prev, next, times, asks} = this.links
+    const {share, replyShare, reach, accept} = this.options
+    const {prev, next, asks} = this.links
     const reachedOnly: number[] = []
     for (const slot of lenders) {
       const score = ownOf(slot)
@@ -147,7 +151,7 @@ export class Context {
         let amount = score
         for (let d = 1; d <= reach; d++) {
           const to = links[from]!
-          if (to < 0 || !(Math.abs(times[to]! - times[from]!) <= windowMs)) break
+          if (to < 0) break
           if (accept !== undefined && !accept(to)) break
           // What a question is about is answered by what follows it.
           amount *= d === 1 && step === 'next' && asks[slot] === 1 ? replyShare : share
@@ -155,7 +159,10 @@ export class Context {
             this.lentTo.push(to)
             if (ownOf(to) === 0) reachedOnly.push(to)
           }
-          if (this.loan[to]! < amount) this.loan[to] = amount
+          if (this.loan[to]! < amount) {
+            this.loan[to] = amount
+            this.lender[to] = slot
+          }
           from = to
         }
       }
@@ -165,14 +172,14 @@ export class Context {
 
   /** Visits the facts within reach of `slot` that it shares context with. */
   private walk(slot: number, visit: (slot: number) => void): void {
-    const {reach, windowMs, accept} = this.options
-    const {prev, next, times} = this.links
+    const {reach, accept} = this.options
+    const {prev, next} = this.links
     for (const step of STEPS) {
       const links = step === 'prev' ? prev : next
       let from = slot
       for (let d = 1; d <= reach; d++) {
         const to = links[from]!
-        if (to < 0 || !(Math.abs(times[to]! - times[from]!) <= windowMs)) break
+        if (to < 0) break
         if (accept !== undefined && !accept(to)) break
         visit(to)
         from = to

@@ -1,8 +1,9 @@
-import {Context, type Links} from './context.js'
+import {Context} from './context.js'
 import {Accumulator} from './accumulator.js'
 import {InvertedIndex, type Bm25, type CompactDocs} from './inverted-index.js'
 import {datesInQuery, inAnySpan} from './query-dates.js'
 import {endsWithQuestion} from './questions.js'
+import {Threads} from './threads.js'
 import {topK} from './top-k.js'
 import {analyze} from './tokenize.js'
 
@@ -12,6 +13,8 @@ export interface IndexedFact {
   content: string
   tags: string[]
   created_at: string
+  /** The conversation the fact is a turn of: only facts of one thread are context for each other. */
+  thread?: string
 }
 
 export interface SearchOptions {
@@ -28,6 +31,8 @@ export interface Hit {
   id: string
   /** Relevance (BM25+ with context and date adjustments, see docs/search.md): higher is better, comparable within one search only. */
   score: number
+  /** Set when the fact matched none of the query's terms: the matching fact of its thread whose context it is. */
+  contextFor?: string
 }
 
 /**
@@ -46,10 +51,8 @@ export interface Tuning {
   context: number
   /** Share of its score a fact that ends with a question lends to the fact after it, its reply. Equal to `context`: off. */
   replyShare: number
-  /** How many facts away, either side, a match lends score. */
+  /** How many turns away, either side within its thread, a match lends score. */
   contextReach: number
-  /** Facts created further apart than this (ms) are not context for each other. */
-  contextWindowMs: number
   /** Score multiplier for facts created within a date the query spells out. 1: off. */
   dateBoost: number
 }
@@ -71,23 +74,8 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   // the question's words ("What concert was it?" - "It was Matt Patterson!"): the reply gets the
   // question's whole score, so it ranks at least as high as the question (ties go to the newer).
   replyShare: 1,
-  // The usual web-analytics session timeout: facts saved within half an hour of each other
-  // are taken as one sitting.
-  contextWindowMs: 30 * 60 * 1000,
   // Naming a date counts about as much as matching one more query word.
   dateBoost: 2,
-}
-
-/** Serialised form, so a cold process can load the index instead of re-indexing every fact. */
-export interface FactIndexJSON {
-  version: 2
-  /**
-   * Live facts in insertion order: [id, created_at, tags, [term index, tf, term index, tf, ...]],
-   * then 1 if the fact ends with a question (omitted otherwise).
-   */
-  facts: [string, string, string[], number[], 1?][]
-  /** Stemmed terms referenced by `facts`. */
-  terms: string[]
 }
 
 /**
@@ -105,15 +93,18 @@ export interface CompactFactIndex extends CompactDocs {
   tagOf: Uint32Array
   /** 1 where the fact ends with a question. */
   asks: Uint8Array
+  /** The distinct threads, and for each fact 0 (none) or 1 + the position of its thread in them. */
+  threads: readonly string[]
+  threadOf: Uint32Array
 }
 
-const NONE = -1
 const NO_TAGS: string[] = []
 
 /**
  * Full-text index over one agent's live facts: BM25+ over stemmed words without stopwords,
  * plus a share of neighbouring facts' scores and a boost for dates the query names (see
- * docs/search.md). Facts live in numbered slots, in insertion order.
+ * docs/search.md). Facts live in numbered slots, in insertion order; context flows only between
+ * facts of one thread (see {@link Threads}).
  * Ties in score order newest first, so equal results come back in a stable order.
  */
 export class FactIndex {
@@ -124,8 +115,9 @@ export class FactIndex {
   private createdAt: string[] = []
   private tagsOf: string[][] = []
   private readonly tagSets = new Map<string, string[]>()
-  private links: Links = {prev: new Int32Array(0), next: new Int32Array(0), times: new Float64Array(0), asks: new Uint8Array(0)}
-  private last = NONE
+  private times = new Float64Array(0)
+  private asks = new Uint8Array(0)
+  private readonly threads = new Threads((a, b) => this.earlier(a, b))
   /** Live facts that end with a question: while there are none, no fact lends more than `context`. */
   private asking = 0
   private readonly acc = new Accumulator()
@@ -154,29 +146,30 @@ export class FactIndex {
     const terms = [...analyze(fact.content), ...analyze(fact.tags.join(' '))]
     const existing = this.slotOf.get(fact.id)
     if (existing !== undefined) {
-      // An edited fact keeps its slot, and so its place among the facts saved around it.
+      // An edited fact keeps its slot; its place in its thread follows its (new) date.
       this.index.remove(existing)
       this.index.add(existing, terms)
+      this.threads.unlink(existing)
       this.setMeta(existing, fact.created_at, this.tagSet(fact.tags))
       this.setAsks(existing, endsWithQuestion(fact.content))
+      this.threads.link(existing, fact.thread)
       return
     }
     const slot = this.ids.length
     this.index.add(slot, terms)
-    this.place(slot, fact.id, fact.created_at, this.tagSet(fact.tags))
+    this.ensureSlots(slot + 1)
+    this.slotOf.set(fact.id, slot)
+    this.ids[slot] = fact.id
+    this.setMeta(slot, fact.created_at, this.tagSet(fact.tags))
     this.setAsks(slot, endsWithQuestion(fact.content))
+    this.threads.link(slot, fact.thread)
   }
 
   remove(id: string): void {
     const slot = this.slotOf.get(id)
     if (slot === undefined) return
     this.index.remove(slot)
-    const {prev, next} = this.links
-    const p = prev[slot]!
-    const n = next[slot]!
-    if (p !== NONE) next[p] = n
-    if (n !== NONE) prev[n] = p
-    else this.last = p
+    this.threads.unlink(slot)
     this.setAsks(slot, false)
     this.slotOf.delete(id)
     this.ids[slot] = undefined
@@ -194,10 +187,11 @@ export class FactIndex {
     const acc = this.acc
     const accept = this.filterFor(options)
     const spans = t.dateBoost === 1 ? [] : datesInQuery(query)
-    const times = this.links.times
+    const times = this.times
     const dateBoostOf = (slot: number) => (spans.length > 0 && inAnySpan(times[slot]!, spans) ? t.dateBoost : 1)
     const maxDateBoost = spans.length > 0 ? Math.max(1, t.dateBoost) : 1
-    const useContext = t.context > 0 && t.contextReach > 0
+    // Facts without a thread neither lend nor borrow: with no thread, there is no context to compute.
+    const useContext = t.context > 0 && t.contextReach > 0 && this.threads.linked > 0
     // The most any fact lends a neighbour, as a share of its own score: the tighter, the more the
     // index and the context may skip.
     const replyShare = this.asking > 0 ? t.replyShare : t.context
@@ -213,8 +207,9 @@ export class FactIndex {
 
       let candidates: readonly number[] = matches
       let finalOf = (slot: number) => own[slot]!
+      let lenderOf = (_slot: number): number | undefined => undefined
       if (useContext) {
-        ;({candidates, finalOf} = this.context.rank(
+        ;({candidates, finalOf, lenderOf} = this.context.rank(
           {
             matches,
             own,
@@ -222,8 +217,8 @@ export class FactIndex {
             unseen: (slot) => this.index.scoreUnseen(slot) * dateBoostOf(slot),
             unseenMax: this.index.lateBound() * maxDateBoost,
           },
-          this.links,
-          {share: t.context, replyShare, reach: t.contextReach, windowMs: t.contextWindowMs, accept},
+          {prev: this.threads.prev, next: this.threads.next, asks: this.asks},
+          {share: t.context, replyShare, reach: t.contextReach, accept},
         ))
       }
 
@@ -231,55 +226,21 @@ export class FactIndex {
       const finalScore = this.finalScores
       for (let i = 0; i < candidates.length; i++) finalScore[i] = round(finalOf(candidates[i]!))
       const order = topK(candidates.length, limit, (a, b) => this.ranksBefore(candidates[a]!, finalScore[a]!, candidates[b]!, finalScore[b]!))
-      return order.map((i) => ({id: this.ids[candidates[i]!]!, score: finalScore[i]!}))
+      return order.map((i) => {
+        const slot = candidates[i]!
+        const lender = lenderOf(slot)
+        return lender === undefined ? {id: this.ids[slot]!, score: finalScore[i]!} : {id: this.ids[slot]!, score: finalScore[i]!, contextFor: this.ids[lender]!}
+      })
     } finally {
       acc.reset()
       this.context.reset()
     }
   }
 
-  toJSON(): FactIndexJSON {
-    const slots: number[] = []
-    for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
-    const {terms, docs} = this.index.serialize(slots)
-    const asks = this.links.asks
-    return {
-      version: 2,
-      terms,
-      facts: slots.map((s, i) => {
-        const fact: [string, string, string[], number[], 1?] = [this.ids[s]!, this.createdAt[s]!, this.tagsOf[s]!, docs[i]!]
-        if (asks[s] === 1) fact.push(1)
-        return fact
-      }),
-    }
-  }
-
-  /** Loads what {@link toJSON} produced (the object or its JSON text) without re-analysing any text. */
-  static fromJSON(json: FactIndexJSON | string, tuning: Partial<Tuning> = {}): FactIndex {
-    const data = (typeof json === 'string' ? JSON.parse(json) : json) as FactIndexJSON
-    if (data?.version !== 2 || !Array.isArray(data.facts) || !Array.isArray(data.terms)) {
-      throw new Error('FactIndex.fromJSON: not a serialised FactIndex (version 2)')
-    }
-    const out = new FactIndex(tuning)
-    try {
-      out.index = InvertedIndex.deserialize({terms: data.terms, docs: data.facts.map((f) => (Array.isArray(f) ? f[3] : undefined) ?? [])})
-    } catch (error) {
-      throw new Error(`FactIndex.fromJSON: ${(error as Error).message}`)
-    }
-    data.facts.forEach(([id, createdAt, tags, , asks], slot) => {
-      if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromJSON: bad or repeated id ${JSON.stringify(id)}`)
-      if (typeof createdAt !== 'string' || !Array.isArray(tags)) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
-      if (asks !== undefined && asks !== 1) throw new Error(`FactIndex.fromJSON: bad fact ${JSON.stringify(id)}`)
-      out.place(slot, id, createdAt, out.tagSet(tags))
-      out.setAsks(slot, asks === 1)
-    })
-    return out
-  }
-
   /** The index in {@link CompactFactIndex} form, for saving. */
   toCompact(): CompactFactIndex {
     const slots: number[] = []
-    for (let s = this.first(); s !== NONE; s = this.links.next[s]!) slots.push(s)
+    for (let s = 0; s < this.ids.length; s++) if (this.ids[s] !== undefined) slots.push(s)
     const listAt = new Map<readonly string[], number>()
     const tagLists: (readonly string[])[] = []
     const tagOf = Uint32Array.from(slots, (s) => {
@@ -294,10 +255,12 @@ export class FactIndex {
     return {
       ids: slots.map((s) => this.ids[s]!),
       createdAt: slots.map((s) => this.createdAt[s]!),
-      times: Float64Array.from(slots, (s) => this.links.times[s]!),
+      times: Float64Array.from(slots, (s) => this.times[s]!),
       tagLists,
       tagOf,
-      asks: Uint8Array.from(slots, (s) => this.links.asks[s]!),
+      asks: Uint8Array.from(slots, (s) => this.asks[s]!),
+      threads: this.threads.names,
+      threadOf: Uint32Array.from(slots, (s) => this.threads.threadOf[s]!),
       ...this.index.serializeCompact(slots),
     }
   }
@@ -308,7 +271,7 @@ export class FactIndex {
    */
   static fromCompact(data: CompactFactIndex, tuning: Partial<Tuning> = {}): FactIndex {
     const n = data.ids.length
-    if ([data.offsets.length - 1, data.createdAt.length, data.times.length, data.tagOf.length, data.asks.length].some((length) => length !== n)) {
+    if ([data.offsets.length - 1, data.createdAt.length, data.times.length, data.tagOf.length, data.asks.length, data.threadOf.length].some((length) => length !== n)) {
       throw new Error('FactIndex.fromCompact: ids, documents and their details differ in number')
     }
     const out = new FactIndex(tuning)
@@ -324,8 +287,7 @@ export class FactIndex {
     out.ids = data.ids.slice()
     out.createdAt = data.createdAt.slice()
     out.tagsOf = new Array<string[]>(n)
-    out.ensureLinks(n)
-    const {prev, next, times, asks} = out.links
+    out.ensureSlots(n)
     for (let slot = 0; slot < n; slot++) {
       const id = data.ids[slot]!
       const tags = lists[data.tagOf[slot]!]
@@ -333,37 +295,27 @@ export class FactIndex {
       if (typeof data.createdAt[slot] !== 'string' || tags === undefined || data.asks[slot]! > 1) throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
       out.slotOf.set(id, slot)
       out.tagsOf[slot] = tags
-      prev[slot] = slot - 1
-      next[slot] = slot + 1 < n ? slot + 1 : NONE
       out.asking += data.asks[slot]!
     }
-    times.set(data.times)
-    asks.set(data.asks)
-    out.last = n - 1
+    out.times.set(data.times)
+    out.asks.set(data.asks)
+    try {
+      out.threads.load(n, data.threads, data.threadOf)
+    } catch (error) {
+      throw new Error(`FactIndex.fromCompact: ${(error as Error).message}`)
+    }
     return out
-  }
-
-  /** Appends `slot` at the end of the insertion order; `tags` comes from {@link tagSet}. */
-  private place(slot: number, id: string, createdAt: string, tags: string[]): void {
-    this.ensureLinks(slot + 1)
-    this.slotOf.set(id, slot)
-    this.ids[slot] = id
-    this.setMeta(slot, createdAt, tags)
-    this.links.prev[slot] = this.last
-    this.links.next[slot] = NONE
-    if (this.last !== NONE) this.links.next[this.last] = slot
-    this.last = slot
   }
 
   private setMeta(slot: number, createdAt: string, tags: string[]): void {
     this.createdAt[slot] = createdAt
     this.tagsOf[slot] = tags
-    this.links.times[slot] = Date.parse(createdAt)
+    this.times[slot] = Date.parse(createdAt)
   }
 
   private setAsks(slot: number, asks: boolean): void {
-    this.asking += (asks ? 1 : 0) - this.links.asks[slot]!
-    this.links.asks[slot] = asks ? 1 : 0
+    this.asking += (asks ? 1 : 0) - this.asks[slot]!
+    this.asks[slot] = asks ? 1 : 0
   }
 
   /**
@@ -381,22 +333,24 @@ export class FactIndex {
     return shared
   }
 
-  private first(): number {
-    let s = this.last
-    while (s !== NONE && this.links.prev[s]! !== NONE) s = this.links.prev[s]!
-    return s
+  /** Order within a thread: by creation time, then id. */
+  private earlier(a: number, b: number): boolean {
+    const ta = this.times[a]!
+    const tb = this.times[b]!
+    if (ta !== tb) return ta < tb
+    return this.ids[a]! < this.ids[b]!
   }
 
-  private ensureLinks(capacity: number): void {
-    const {prev, next, times, asks} = this.links
-    if (prev.length >= capacity) return
-    const size = Math.max(capacity, prev.length * 2, 1024)
-    const grown = {prev: new Int32Array(size).fill(NONE), next: new Int32Array(size).fill(NONE), times: new Float64Array(size), asks: new Uint8Array(size)}
-    grown.prev.set(prev)
-    grown.next.set(next)
-    grown.times.set(times)
-    grown.asks.set(asks)
-    this.links = grown
+  private ensureSlots(capacity: number): void {
+    this.threads.ensure(capacity)
+    if (this.times.length >= capacity) return
+    const size = Math.max(capacity, this.times.length * 2, 1024)
+    const times = new Float64Array(size)
+    times.set(this.times)
+    const asks = new Uint8Array(size)
+    asks.set(this.asks)
+    this.times = times
+    this.asks = asks
   }
 
   /** undefined when every live fact qualifies, which spares a call per match. */
@@ -405,7 +359,7 @@ export class FactIndex {
     const since = options.since === undefined ? undefined : Date.parse(options.since)
     const until = options.until === undefined ? undefined : Date.parse(options.until)
     if (wanted.length === 0 && since === undefined && until === undefined) return undefined
-    const times = this.links.times
+    const times = this.times
     return (slot) => {
       // Negated tests, so that an unparseable bound (NaN) excludes rather than includes.
       if (since !== undefined && !(times[slot]! >= since)) return false

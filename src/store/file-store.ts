@@ -1,7 +1,7 @@
 import {readdirSync} from 'node:fs'
 
 import {MemError} from '../errors.js'
-import type {FactIndex, SearchOptions} from '../search/fact-index.js'
+import type {FactIndex, Hit, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {ChangedMeanwhile, keepCopy, makeDirDurably} from './durable-file.js'
@@ -147,7 +147,7 @@ class AgentFiles {
     }
     this.facts.verifyRest(revision, migrated('facts'))
     this.checkpoints.verifyRest(revision, migrated('checkpoints'))
-    const hits = opened.index.search(text, options).map((hit) => ({fact: opened.record(hit.id), score: hit.score}))
+    const hits = opened.index.search(text, options).map((hit) => ({fact: opened.record(hit.id), score: hit.score, ...contextOf(hit)}))
     if (!hits.every((hit): hit is ScoredFact => hit.fact !== undefined)) {
       this.resave = true
       return undefined
@@ -260,7 +260,7 @@ export class FileStore implements Store {
 
   async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
     return this.write(agent, {facts: 'last'}, (tx) => {
-      const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now()}
+      const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
       tx.appendFact(record)
       return record
     })
@@ -278,7 +278,7 @@ export class FileStore implements Store {
     const a = this.read(agent, {facts: 'all'})
     const index = a.searchIndex(FactIndex)
     const ids = a.byId()
-    return index.search(query.text, options).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score}))
+    return index.search(query.text, options).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score, ...contextOf(hit)}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
@@ -289,7 +289,7 @@ export class FileStore implements Store {
     return this.write(agent, {facts: 'all'}, (tx, a) => {
       for (const id of ids) this.findLiveFact(a, agent, id)
       const time = now()
-      const record: FactRecord = {id: tx.nextFactId(), content: next.content, tags: next.tags, created_at: time, supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
+      const record: FactRecord = {id: tx.nextFactId(), content: next.content, tags: next.tags, created_at: time, ...threadOf(next), supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
       // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
       tx.appendFact(record)
       for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time})
@@ -470,6 +470,15 @@ function upgradeOutdated(a: AgentFiles): void {
     }
     a.outdated.delete(key)
   }
+}
+
+function contextOf(hit: Hit): {contextFor?: string} {
+  return hit.contextFor === undefined ? {} : {contextFor: hit.contextFor}
+}
+
+/** The thread key of a new record: present only when the fact has one, so older readers see the records they always saw. */
+function threadOf(fact: NewFact): {thread?: string} {
+  return fact.thread === undefined ? {} : {thread: fact.thread}
 }
 
 function now(): string {

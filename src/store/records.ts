@@ -6,6 +6,8 @@ export const FactRecord = v.object({
   content: v.string(),
   tags: v.array(v.string()),
   created_at: v.string(),
+  /** The conversation the fact is a turn of (see ops/fields.ts Thread); absent for standalone facts. */
+  thread: v.optional(v.string()),
   supersedes: v.optional(v.array(v.string())),
   superseded_by: v.optional(v.string()),
   superseded_at: v.optional(v.string()),

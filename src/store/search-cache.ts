@@ -31,7 +31,7 @@ export const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'st
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
-const VERSION = 4
+const VERSION = 5
 
 /** A fact segment the saved index was made from, with its cache key at the time. */
 export interface SavedSegment {
@@ -41,10 +41,11 @@ export interface SavedSegment {
 
 /**
  * The file: one line of JSON (this header), then two parts, each behind its own checksum. The
- * index part: ids, terms and creation times as UTF-8 text, one per line; the distinct tag
- * lists as one JSON array; zero padding to a multiple of 8 bytes; the creation times as 64-bit
- * floats; 32-bit integers (document offsets; for each fact its segment, its tag list, where
- * its record starts and its length; the postings table and document frequencies); one byte
+ * index part: ids, terms, creation times and thread names as UTF-8 text, one per line; the
+ * distinct tag lists as one JSON array; zero padding to a multiple of 8 bytes; the creation
+ * times as 64-bit floats; 32-bit integers (document offsets; for each fact its segment, its tag
+ * list, its thread (0: none, else 1 + its line), where its record starts and its length; the
+ * postings table and document frequencies); one byte
  * per fact saying whether it asks; zero padding to a multiple of 4 bytes; last, what a loaded
  * index keeps, as 32-bit integers: the term pairs and the postings (see CompactDocs). Numbers
  * are in the byte order the header names. The records part: each fact's record as JSON, back
@@ -59,7 +60,7 @@ interface Header {
   endian: 'LE' | 'BE'
   segments: SavedSegment[]
   /** Byte lengths of the index part's text blocks, and of the two parts. */
-  bytes: {ids: number; terms: number; dates: number; tags: number; index: number; records: number}
+  bytes: {ids: number; terms: number; dates: number; threads: number; tags: number; index: number; records: number}
   /** SHA-256 (hex, first 32 digits) of each part. */
   checksums: {index: string; records: string}
   /** Counts of ids, terms, pair integers and postings integers. */
@@ -178,20 +179,21 @@ function usable(h: unknown): h is Header {
   const header = h as Header
   if (header?.format !== FORMAT || header.version !== VERSION || header.signature !== SIGNATURE || header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return false
   if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null || typeof header.checksums !== 'object' || header.checksums === null) return false
-  const {ids, terms, dates, tags, index, records} = header.bytes
-  return [ids, terms, dates, tags, index, records, header.ids, header.terms, header.pairs, header.postings].every((n) => Number.isSafeInteger(n) && n >= 0)
+  const {ids, terms, dates, threads, tags, index, records} = header.bytes
+  return [ids, terms, dates, threads, tags, index, records, header.ids, header.terms, header.pairs, header.postings].every((n) => Number.isSafeInteger(n) && n >= 0)
 }
 
 function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Array, records: Buffer | undefined): SavedIndex | undefined {
   const n = h.ids
-  const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.dates + h.bytes.tags
-  if (part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + 1 + n + h.terms + 1 + h.terms) + n)) return undefined
+  const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.dates + h.bytes.threads + h.bytes.tags
+  if (part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + n + 1 + n + h.terms + 1 + h.terms) + n)) return undefined
   let at = 0
   const text = (length: number): string => part.toString('utf8', at, (at += length))
   const ids = lines(text(h.bytes.ids))
   const terms = lines(text(h.bytes.terms))
   const datesAt = at
   at += h.bytes.dates
+  const threads = lines(text(h.bytes.threads))
   const tagLists: unknown = JSON.parse(text(h.bytes.tags))
   at = align8(at)
   const times = new Float64Array(part.buffer, at, n)
@@ -204,6 +206,7 @@ function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Arr
   const offsets = numbers(n + 1)
   const segmentOf = numbers(n)
   const tagOf = numbers(n)
+  const threadOf = numbers(n)
   const recordStart = numbers(n + 1)
   const lengths = numbers(n)
   const starts = numbers(h.terms + 1)
@@ -213,12 +216,12 @@ function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Arr
   if (ids.length !== n || terms.length !== h.terms || !v.is(TagLists, tagLists)) return undefined
   if (recordStart[0] !== 0 || recordStart[n] !== h.bytes.records) return undefined
   for (let slot = 0; slot < n; slot++) {
-    if (tagOf[slot]! >= tagLists.length || segmentOf[slot]! >= h.segments.length || recordStart[slot + 1]! < recordStart[slot]!) return undefined
+    if (tagOf[slot]! >= tagLists.length || threadOf[slot]! > threads.length || segmentOf[slot]! >= h.segments.length || recordStart[slot + 1]! < recordStart[slot]!) return undefined
   }
 
   const recordText = (slot: number): string | undefined => records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
-    index: {ids, terms, offsets, pairs, lengths, starts, df, postings, times, tagLists, tagOf, asks},
+    index: {ids, terms, offsets, pairs, lengths, starts, df, postings, times, tagLists, tagOf, asks, threads, threadOf},
     createdAt() {
       const createdAt = lines(part.toString('utf8', datesAt, datesAt + h.bytes.dates))
       if (createdAt.length !== n) throw new Error('the creation times do not match the facts')
@@ -254,7 +257,8 @@ function align8(n: number): number {
 
 function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined {
   // One per line: an id, term or time holding a line break cannot be saved (none should).
-  if ([data.ids, data.terms, data.createdAt].some((list) => list.some((text) => text.includes('\n')))) return undefined
+  if ([data.ids, data.terms, data.createdAt, data.threads].some((list) => list.some((text) => text.includes('\n')))) return undefined
+  if (data.threads.includes('')) return undefined
   const n = data.ids.length
   const segmentAt = new Map(source.segments.map((s, i) => [s.name, i]))
   const segmentOf = new Uint32Array(n)
@@ -269,10 +273,10 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     recordTexts.push(text)
     recordStart[slot + 1] = recordStart[slot]! + text.length
   }
-  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), JSON.stringify(data.tagLists)].map((t) => Buffer.from(t, 'utf8'))
+  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), data.threads.join('\n'), JSON.stringify(data.tagLists)].map((t) => Buffer.from(t, 'utf8'))
   const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-  const numbers = [data.times, data.offsets, segmentOf, data.tagOf, recordStart, data.lengths, data.starts, data.df, data.asks].map(bytes)
+  const numbers = [data.times, data.offsets, segmentOf, data.tagOf, data.threadOf, recordStart, data.lengths, data.starts, data.df, data.asks].map(bytes)
   const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
   const padding = (length: number, to: number) => Buffer.alloc(to - length)
   const part = Buffer.concat([...texts, padding(textLength, align8(textLength)), ...numbers, padding(restLength, align4(restLength)), bytes(data.pairs), bytes(data.postings)])
@@ -283,7 +287,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     signature: SIGNATURE!,
     endian: LITTLE_ENDIAN ? 'LE' : 'BE',
     segments: source.segments,
-    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, dates: texts[2]!.length, tags: texts[3]!.length, index: part.length, records: records.length},
+    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, dates: texts[2]!.length, threads: texts[3]!.length, tags: texts[4]!.length, index: part.length, records: records.length},
     checksums: {index: checksum(part), records: checksum(records)},
     ids: n,
     terms: data.terms.length,

@@ -6,6 +6,8 @@ export type {CheckpointRecord, FactRecord} from './records.js'
 export interface NewFact {
   content: string
   tags: string[]
+  /** The conversation the fact is a turn of; undefined for a standalone fact. */
+  thread?: string
 }
 
 export interface NewCheckpoint {
@@ -26,6 +28,8 @@ export interface SearchQuery {
 export interface ScoredFact {
   fact: FactRecord
   score: number
+  /** Set when the fact matched none of the query's words: the id of the matching fact of its thread it came with. */
+  contextFor?: string
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 
-import {AgentId, CheckpointId, Content, FactId, JsonObject, Tags} from '../ops/fields.js'
+import {AgentId, CheckpointId, Content, FactId, JsonObject, Tags, Thread} from '../ops/fields.js'
 import {jsonBytes, jsonDepthExceeds} from '../ops/json-bounds.js'
 import {LIMITS} from '../ops/limits.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
@@ -41,6 +41,7 @@ export const FactLine = v.strictObject({
   content: Content,
   tags: Tags,
   created_at: UtcTimestamp,
+  thread: v.optional(Thread),
   supersedes: v.optional(v.pipe(v.array(FactId), v.minLength(1), v.maxLength(LIMITS.mergeCount))),
   superseded_by: v.optional(FactId),
   superseded_at: v.optional(UtcTimestamp),
@@ -76,6 +77,21 @@ export function factLineProblem(line: FactLine): string | undefined {
   if (line.supersedes?.includes(line.id)) return 'a fact cannot supersede itself'
   if (line.superseded_by === line.id) return 'a fact cannot be superseded by itself'
   return undefined
+}
+
+/**
+ * A lone surrogate (half of a UTF-16 pair, which only a malformed JSON string such as one sent
+ * over MCP can carry) has no UTF-8 form. JSON.stringify writes it as an escape like `\ud83d`,
+ * which strict readers refuse (jq 1.6 stops at it), so an export writes U+FFFD in its place, as
+ * every UTF-8 reader must read it. JSON.stringify escapes nothing else as `\ud…`: a real pair is
+ * written as it is, and a backslash in the text is itself escaped (hence the even count before).
+ */
+const LONE_SURROGATE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g
+
+/** One export line: JSON that is valid UTF-8 whatever the store holds. */
+export function exportJson(value: unknown): string {
+  const text = JSON.stringify(value)
+  return text.includes('\\ud') ? text.replace(LONE_SURROGATE, '\ufffd') : text
 }
 
 export function headerLine(memVersion: string, exportedAt: string): HeaderLine {

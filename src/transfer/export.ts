@@ -4,7 +4,7 @@ import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
 import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
 import type {CheckpointRecord, FactRecord} from '../store/store.js'
-import {EXPORT_FORMAT, EXPORT_VERSION, checkpointLine, factLine, headerLine} from './export-format.js'
+import {EXPORT_FORMAT, EXPORT_VERSION, checkpointLine, exportJson, factLine, headerLine} from './export-format.js'
 import {plural} from './words.js'
 
 export const ExportInput = v.strictObject({
@@ -62,10 +62,10 @@ export async function planExport(ctx: OperationContext, raw: ExportInput, memVer
     summary,
     total: summary.facts + summary.checkpoints,
     *lines() {
-      yield JSON.stringify(headerLine(memVersion, exportedAt))
+      yield exportJson(headerLine(memVersion, exportedAt))
       for (const d of data) {
-        for (const fact of d.facts) yield JSON.stringify(factLine(d.agent, fact))
-        for (const cp of d.checkpoints) yield JSON.stringify(checkpointLine(d.agent, cp))
+        for (const fact of d.facts) yield exportJson(factLine(d.agent, fact))
+        for (const cp of d.checkpoints) yield exportJson(checkpointLine(d.agent, cp))
       }
     },
   }

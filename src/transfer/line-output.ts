@@ -1,42 +1,29 @@
-import {closeSync, fsyncSync, openSync, renameSync, writeSync} from 'node:fs'
-import {basename, dirname, join} from 'node:path'
+import {writeSync} from 'node:fs'
 
-import {FILE_MODE, fsyncDir, removeQuietly} from '../store/durable-file.js'
 import type {OnProgress} from './progress.js'
 
 const CHUNK = 256 * 1024
 
-/**
- * Writes lines to a file the way a half-written export can never be mistaken for a whole
- * one: into a temporary file beside it, then renamed over. A new file is private (0600).
- */
-export function writeLinesToFile(path: string, lines: Iterable<string>, total: number, onProgress?: OnProgress): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
-  const fd = openSync(tmp, 'w', FILE_MODE)
-  try {
-    try {
-      let buffer = ''
-      let n = 0
-      for (const line of lines) {
-        buffer += `${line}\n`
-        if (buffer.length >= CHUNK) {
-          writeSync(fd, buffer)
-          buffer = ''
-        }
-        if (++n % 500 === 0) onProgress?.('Writing', Math.min(n, total), total)
-      }
-      writeSync(fd, buffer)
-      fsyncSync(fd)
-      onProgress?.('Writing', total, total)
-    } finally {
-      closeSync(fd)
+/** Writes all of `text`: a write to a pipe or a device may take only part of it. */
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8')
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at)
+}
+
+/** Writes lines to an open file, FIFO or device, in chunks, telling `onProgress` how far it got. */
+export function writeLinesToFd(fd: number, lines: Iterable<string>, total: number, onProgress?: OnProgress): void {
+  let buffer = ''
+  let n = 0
+  for (const line of lines) {
+    buffer += `${line}\n`
+    if (buffer.length >= CHUNK) {
+      writeAll(fd, buffer)
+      buffer = ''
     }
-    renameSync(tmp, path)
-  } catch (error) {
-    removeQuietly(tmp)
-    throw error
+    if (++n % 500 === 0) onProgress?.('Writing', Math.min(n, total), total)
   }
-  fsyncDir(dirname(path))
+  writeAll(fd, buffer)
+  onProgress?.('Writing', total, total)
 }
 
 /** Writes lines to stdout, waiting when the reader is slower; a reader that goes away (| head) ends it quietly. */
@@ -53,10 +40,7 @@ export async function writeLinesToStdout(lines: Iterable<string>, total: number,
     if (buffer === '' || closed) return
     const ok = out.write(buffer)
     buffer = ''
-    if (!ok) await new Promise<void>((resolve) => {
-      out.once('drain', resolve)
-      out.once('error', () => resolve())
-    })
+    if (!ok) await drained(out)
   }
   for (const line of lines) {
     if (closed) return
@@ -66,4 +50,17 @@ export async function writeLinesToStdout(lines: Iterable<string>, total: number,
   }
   await flush()
   onProgress?.('Writing', total, total)
+}
+
+/** Waits for a stream to drain or fail, leaving no listener behind (a slow reader makes many waits). */
+function drained(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      out.off('drain', done)
+      out.off('error', done)
+      resolve()
+    }
+    out.once('drain', done)
+    out.once('error', done)
+  })
 }

@@ -19,6 +19,9 @@ export interface FactRow {
   content: string
   tags: string[]
   created_at: string
+  thread?: string
+  /** Set on a search hit that matched nothing itself: the matching fact of its thread it came with. */
+  context_for?: string
 }
 export type History = Out<typeof factHistory>
 export type AgentSummary = Out<typeof agentList>['agents'][number]

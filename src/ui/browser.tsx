@@ -1,6 +1,7 @@
 import {Box, Text, useApp, useInput, useStdout} from 'ink'
 import {useEffect, useReducer} from 'react'
 
+import {inert} from '../cli/inert-text.js'
 import type {Backend} from './backend.js'
 import {AgentList} from './components/agent-list.js'
 import {CheckpointList} from './components/checkpoint-list.js'
@@ -94,7 +95,7 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
         <Text bold color="cyan">
           mem
         </Text>
-        <Text dimColor>{` · agent ${state.agent} · ${title(state)}`}</Text>
+        <Text dimColor>{` · agent ${inert(state.agent)} · ${title(state)}`}</Text>
       </Box>
       {screen.name === 'facts' ? <SearchBar query={state.query} typing={state.typing} /> : <Text> </Text>}
       <Box flexDirection="column" flexGrow={1} overflow="hidden">
@@ -132,7 +133,7 @@ function body(state: State, height: number, now: Date) {
     case 'fact':
       return <FactDetail factId={screen.id} history={state.history} now={now} height={height} scroll={state.scroll} />
     case 'edit':
-      return <Editor title={screen.id === undefined ? `New fact for agent ${state.agent}` : `Edit fact ${screen.id} (saves a new version)`} draft={screen.draft} busy={state.pending !== undefined} />
+      return <Editor title={screen.id === undefined ? `New fact for agent ${inert(state.agent)}` : `Edit fact ${screen.id} (saves a new version)`} draft={screen.draft} busy={state.pending !== undefined} />
     case 'confirm-delete':
       return (
         <ConfirmDelete

@@ -87,7 +87,7 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
 
   describe('bad input: a clear message, exit 2, and no file changes', () => {
     const cases: [string, string[], string | undefined, RegExp][] = [
-      ['missing content', ['add', '--agent', 'alice'], '', /content: must not be empty/],
+      ['missing content', ['add', '--agent', 'alice'], '', /no fact to remember: give its text as words/],
       ['state that is not an object', ['save', '--agent', 'alice', '--state', '[1,2]'], undefined, /state: must be a JSON object/],
       ['state that is not JSON', ['save', '--agent', 'alice', '--state', '{step: 1}'], undefined, /state is not valid JSON/],
       ['no state at all', ['save', '--agent', 'alice'], '', /no state given/],

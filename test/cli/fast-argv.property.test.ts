@@ -84,10 +84,10 @@ describe('the fast-path argv parser agrees with oclif', () => {
       words: ['deploy', 'steps'],
       flags: {limit: 3, tag: ['ops', 'ci'], json: true, agent: 'alice'},
     })
-    // oclif's rule, mirrored: words after a repeatable flag's value are more values of it.
-    assert.deepEqual(parseFastArgv(specs, ['--tag', 'a', 'b', '--json', 'c', '--limit', '2', 'query']), {
-      words: ['query'],
-      flags: {tag: ['a', 'b', 'c'], json: true, limit: 2},
+    // A repeatable flag takes one value per use: the words after its value are words.
+    assert.deepEqual(parseFastArgv(specs, ['--tag', 'a', 'b', '--json', 'c', '--tag', 'd', '--limit', '2', 'query']), {
+      words: ['b', 'c', 'query'],
+      flags: {tag: ['a', 'd'], json: true, limit: 2},
     })
   })
 })

@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import {DEFAULT_TUNING, FactIndex, type IndexedFact} from '../../src/search/fact-index.js'
 import {ReferenceIndex} from './reference.js'
 
-/** Facts hours apart, so neighbour context does not link them unless a test wants it. */
+/** Standalone facts (no thread, so no context between them), hours apart. */
 function spaced(contents: string[], start = Date.UTC(2024, 0, 1)): IndexedFact[] {
   return contents.map((content, i) => ({
     id: `F${String(i).padStart(4, '0')}`,
@@ -115,8 +115,8 @@ describe('FactIndex order and updates', () => {
       {id: 'a1', content: 'blue bicycle', tags: [], created_at: '2024-01-01T00:00:00.000Z'},
       {id: 'a3', content: 'blue bicycle', tags: [], created_at: '2024-01-03T00:00:00.000Z'},
       {id: 'a2', content: 'blue bicycle', tags: [], created_at: '2024-01-02T00:00:00.000Z'},
-      {id: 'b1', content: 'blue bicycle', tags: [], created_at: '2024-01-05T00:00:00.000Z'},
-      {id: 'b2', content: 'blue bicycle', tags: [], created_at: '2024-01-05T00:00:00.000Z'},
+      {id: 'b1', content: 'blue bicycle', tags: [], created_at: '2024-01-05T00:00:00.000Z', thread: 'b'},
+      {id: 'b2', content: 'blue bicycle', tags: [], created_at: '2024-01-05T00:00:00.000Z', thread: 'b'},
     ]
     const flat = indexOf(facts, {context: 0}).search('bicycle', {limit: 10})
     assert.deepEqual(
@@ -124,7 +124,7 @@ describe('FactIndex order and updates', () => {
       ['b2', 'b1', 'a3', 'a2', 'a1'],
     )
     assert.equal(new Set(flat.map((h) => h.score)).size, 1)
-    // With context, b1 and b2 (saved together) also lend each other score: they still tie, above the a's.
+    // With context, b1 and b2 (one thread) also lend each other score: they still tie, above the a's.
     const hits = indexOf(facts).search('bicycle', {limit: 10})
     assert.deepEqual(
       hits.map((h) => h.id),
@@ -169,28 +169,71 @@ describe('FactIndex order and updates', () => {
 })
 
 describe('FactIndex context and dates', () => {
-  it('a fact saved right after a match shares its context', () => {
-    const index = new FactIndex()
-    const at = (minutes: number) => new Date(Date.UTC(2024, 4, 1, 12, minutes)).toISOString()
-    index.add({id: '1', content: 'Our son got into a car accident on the road trip.', tags: [], created_at: at(0)})
-    index.add({id: '2', content: 'They were scared, but we reassured them and they are fine now.', tags: [], created_at: at(1)})
-    index.add({id: '3', content: 'Unrelated: the printer on floor two is broken.', tags: [], created_at: at(2)})
-    index.add({id: '4', content: 'Much later we talked about the weather.', tags: [], created_at: new Date(Date.UTC(2024, 4, 3)).toISOString()})
+  const at = (minutes: number) => new Date(Date.UTC(2024, 4, 1, 12, minutes)).toISOString()
+  const talk = [
+    {id: '1', content: 'Our son got into a car accident on the road trip.', tags: [], created_at: at(0)},
+    {id: '2', content: 'They were scared, but we reassured them and they are fine now.', tags: [], created_at: at(1)},
+    {id: '3', content: 'Unrelated: the printer on floor two is broken.', tags: [], created_at: at(2)},
+    {id: '4', content: 'Three turns later we talked about the weather.', tags: [], created_at: at(3)},
+  ]
+
+  it('the turns around a match in its thread come with it, marked as its context', () => {
+    const index = indexOf([...talk.map((f) => ({...f, thread: 'trip'})), {id: '5', content: 'A standalone fact saved a minute later.', tags: [], created_at: at(4)}])
     const hits = index.search('how did the kids handle the accident?', {limit: 10})
     assert.deepEqual(
-      hits.map((h) => h.id),
-      ['1', '2', '3'],
+      hits.map((h) => [h.id, h.contextFor]),
+      [
+        ['1', undefined],
+        ['2', '1'],
+        ['3', '1'],
+      ],
     )
-    assert.ok(hits[0]!.score > hits[1]!.score, 'the match stays above the context it lends')
-    assert.equal(new FactIndex({context: 0}).search('accident', {limit: 5}).length, 0)
+    assert.ok(hits[0]!.score > hits[1]!.score && hits[1]!.score > hits[2]!.score, 'the match stays above the context it lends, nearer turns above farther ones')
+    assert.equal(indexOf(talk.map((f) => ({...f, thread: 'trip'})), {context: 0}).search('accident', {limit: 5}).length, 1)
+  })
+
+  it('facts without a thread neither lend nor borrow, however close in time', () => {
+    const hits = indexOf(talk).search('how did the kids handle the accident?', {limit: 10})
+    assert.deepEqual(
+      hits.map((h) => [h.id, h.contextFor]),
+      [['1', undefined]],
+    )
+    // Nor does a thread lend to standalone facts or to another thread.
+    const mixed = indexOf([{...talk[0]!, thread: 'a'}, talk[1]!, {...talk[2]!, thread: 'b'}])
+    assert.deepEqual(
+      mixed.search('accident', {limit: 10}).map((h) => h.id),
+      ['1'],
+    )
+  })
+
+  it('orders a thread by created_at then id, whatever order its facts arrived in', () => {
+    const shuffled = [talk[3]!, talk[0]!, talk[2]!, talk[1]!].map((f) => ({...f, thread: 'trip'}))
+    const inOrder = indexOf(talk.map((f) => ({...f, thread: 'trip'})))
+    const late = indexOf(shuffled)
+    for (const q of ['accident', 'printer broken', 'weather', 'scared']) assert.deepEqual(late.search(q, {limit: 10}), inOrder.search(q, {limit: 10}), q)
+    // Equal times: the id decides.
+    const same = indexOf(['c', 'a', 'b'].map((id) => ({id, content: id === 'b' ? 'the accident' : `turn ${id}`, tags: [], created_at: at(0), thread: 't'})))
+    assert.deepEqual(
+      same.search('accident', {limit: 5}).map((h) => [h.id, h.contextFor]),
+      [
+        ['b', undefined],
+        ['c', 'b'],
+        ['a', 'b'],
+      ],
+    )
+    // A removed turn closes the gap; its neighbours become each other's.
+    late.remove('2')
+    assert.deepEqual(
+      late.search('accident', {limit: 10}).map((h) => h.id),
+      ['1', '3', '4'],
+    )
   })
 
   it('the fact after a question, its reply, gets the question\'s whole score as context', () => {
-    const at = (minutes: number) => new Date(Date.UTC(2024, 4, 1, 12, minutes)).toISOString()
     const facts = [
-      {id: 'q', content: 'What concert was it, at your daughter\'s birthday?', tags: [], created_at: at(0)},
-      {id: 'a', content: 'It was Matt Patterson, he is so talented!', tags: [], created_at: at(1)},
-      {id: 'u', content: 'The printer on floor two is broken again.', tags: [], created_at: at(2)},
+      {id: 'q', content: 'What concert was it, at your daughter\'s birthday?', tags: [], created_at: at(0), thread: 'chat'},
+      {id: 'a', content: 'It was Matt Patterson, he is so talented!', tags: [], created_at: at(1), thread: 'chat'},
+      {id: 'u', content: 'The printer on floor two is broken again.', tags: [], created_at: at(2), thread: 'chat'},
     ]
     const index = new FactIndex()
     for (const f of facts) index.add(f)
@@ -223,8 +266,8 @@ describe('FactIndex serialisation', () => {
     const index = indexOf(FACTS)
     index.remove('F0003')
     index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
-    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'})
-    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'})
+    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z', thread: 'shop'})
+    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z', thread: 'shop'})
     return index
   }
 
@@ -237,11 +280,11 @@ describe('FactIndex serialisation', () => {
     }
   }
 
-  it('toCompact/fromCompact keeps the reply rule, dates and tags', () => {
+  it('toCompact/fromCompact keeps threads, the reply rule, dates and tags', () => {
     const facts = [
-      {id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z'},
-      {id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z'},
-      {id: 'U', content: 'The printer is broken again.', tags: [], created_at: '2024-01-01T01:03:00.000Z'},
+      {id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z', thread: 'shop'},
+      {id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z', thread: 'shop'},
+      {id: 'U', content: 'The printer is broken again.', tags: [], created_at: '2024-01-01T01:03:00.000Z', thread: 'shop'},
     ]
     const index = new FactIndex()
     for (const f of facts) index.add(f)
@@ -256,29 +299,14 @@ describe('FactIndex serialisation', () => {
     assert.equal(before.includes('T'), false)
   })
 
-  it('toJSON/fromJSON round-trips to identical results, as an object or as JSON text', () => {
-    const index = changedIndex()
-    const fromText = FactIndex.fromJSON(JSON.stringify(index))
-    const fromObject = FactIndex.fromJSON(structuredClone(index.toJSON()))
-    for (const copy of [fromText, fromObject]) assertSameIndex(copy, index)
-    // Both keep working the same after further changes.
-    for (const i of [index, fromText]) {
-      i.add({id: 'Y', content: 'Melanie ran a charity race', tags: [], created_at: '2024-09-01T00:00:00.000Z'})
-      i.remove('F0000')
-    }
-    for (const q of [...queries, 'charity race']) assert.deepEqual(fromText.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
-    assert.deepEqual(fromText.toJSON(), index.toJSON())
-    // The question mark is kept: the fact after it still gets its reply's share.
-    assert.deepEqual(fromText.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
-  })
-
   it('toCompact/fromCompact round-trips to identical results, and both keep working alike after further changes', () => {
     const index = changedIndex()
     const copy = FactIndex.fromCompact(index.toCompact())
     assertSameIndex(copy, index)
     for (const i of [index, copy]) {
-      i.add({id: 'Y', content: 'Melanie ran a charity race?', tags: ['event'], created_at: '2024-09-01T00:00:00.000Z'})
-      i.add({id: 'Z', content: 'It raised a lot.', tags: [], created_at: '2024-09-01T00:01:00.000Z'})
+      i.add({id: 'Y', content: 'Melanie ran a charity race?', tags: ['event'], created_at: '2024-09-01T00:00:00.000Z', thread: 'shop'})
+      i.add({id: 'Z', content: 'It raised a lot.', tags: [], created_at: '2024-09-01T00:01:00.000Z', thread: 'shop'})
+      i.add({id: 'W', content: 'Before the race, a cake sale.', tags: [], created_at: '2023-09-01T00:01:00.000Z', thread: 'shop'})
       i.remove('F0000')
       i.remove('A')
     }
@@ -291,13 +319,8 @@ describe('FactIndex serialisation', () => {
     assert.throws(() => FactIndex.fromCompact({...data, createdAt: data.createdAt.slice(1)}), /differ in number/)
     assert.throws(() => FactIndex.fromCompact({...data, ids: [data.ids[0]!, data.ids[0]!, data.ids[2]!]}), /repeated id/)
     assert.throws(() => FactIndex.fromCompact({...data, asks: Uint8Array.from([0, 2, 0])}), /bad details/)
-  })
-
-  it('refuses data that is not a serialised index', () => {
-    assert.throws(() => FactIndex.fromJSON('{}'), /not a serialised FactIndex/)
-    assert.throws(() => FactIndex.fromJSON({version: 2, terms: ['a'], facts: [['x', '2024-01-01T00:00:00Z', [], [5, 1]]]}), /bad terms/)
-    assert.throws(() => FactIndex.fromJSON({version: 2, terms: [], facts: [['x', '2024-01-01T00:00:00Z', [], []], ['x', '2024-01-01T00:00:00Z', [], []]]}), /repeated id/)
-    assert.throws(() => FactIndex.fromJSON(JSON.stringify({version: 2, terms: [], facts: [['x', '2024-01-01T00:00:00Z', [], [], 'yes']]})), /bad fact/)
+    assert.throws(() => FactIndex.fromCompact({...data, threads: ['a'], threadOf: Uint32Array.from([0, 2, 0])}), /bad thread/)
+    assert.throws(() => FactIndex.fromCompact({...data, threadOf: Uint32Array.from([0, 0])}), /differ in number/)
   })
 })
 
@@ -320,7 +343,6 @@ describe('FactIndex properties', () => {
       fc.property(fc.array(fc.string({unit: 'binary', maxLength: 80}), {maxLength: 20}), fc.string({unit: 'grapheme', maxLength: 40}), (contents, query) => {
         const index = indexOf(spaced(contents))
         assert.ok(index.search(query, {limit: 5}).length <= 5)
-        assert.deepEqual(FactIndex.fromJSON(JSON.stringify(index)).search(query, {limit: 5}), index.search(query, {limit: 5}))
         assert.deepEqual(FactIndex.fromCompact(index.toCompact()).search(query, {limit: 5}), index.search(query, {limit: 5}))
       }),
       {numRuns: 200},
@@ -334,7 +356,14 @@ describe('FactIndex properties', () => {
     const word = fc.integer({min: 0, max: 1000}).map((n) => words[Math.min(words.length - 1, Math.floor(Math.exp((n / 1000) * Math.log(words.length + 1))) - 1)]!)
     // Words end a sentence now and then, some sentences ask: questions lend more to their reply.
     const mark = fc.constantFrom('', '', '', '', '.', '?', '!')
-    const fact = fc.record({words: fc.array(fc.tuple(word, mark), {minLength: 1, maxLength: 8}), gapMinutes: fc.constantFrom(1, 1, 1, 5, 120), tagged: fc.boolean()})
+    // Turns of two threads and standalone facts, mixed; times mostly rising, sometimes equal or
+    // earlier (an imported transcript), so thread order is by time and id, not arrival.
+    const fact = fc.record({
+      words: fc.array(fc.tuple(word, mark), {minLength: 1, maxLength: 8}),
+      gapMinutes: fc.constantFrom(1, 1, 1, 0, -30, 120),
+      tagged: fc.boolean(),
+      thread: fc.constantFrom(undefined, 'one', 'one', 'two'),
+    })
     const query = fc.record({words: fc.array(word, {minLength: 1, maxLength: 4}), limit: fc.integer({min: 1, max: 6}), tagged: fc.boolean()})
     fc.assert(
       fc.property(fc.array(fact, {minLength: 1, maxLength: 80}), fc.array(fc.nat(), {maxLength: 8}), fc.array(query, {minLength: 1, maxLength: 8}), (facts, removals, queries) => {
@@ -344,7 +373,13 @@ describe('FactIndex properties', () => {
         const ids: string[] = []
         facts.forEach((f, i) => {
           time += f.gapMinutes * 60_000
-          const fact = {id: `f${String(i).padStart(3, '0')}`, content: f.words.map(([w, m]) => w + m).join(' '), tags: f.tagged ? ['x'] : [], created_at: new Date(time).toISOString()}
+          const fact = {
+            id: `f${String(i).padStart(3, '0')}`,
+            content: f.words.map(([w, m]) => w + m).join(' '),
+            tags: f.tagged ? ['x'] : [],
+            created_at: new Date(time).toISOString(),
+            ...(f.thread === undefined ? {} : {thread: f.thread}),
+          }
           index.add(fact)
           ref.add(fact)
           ids.push(fact.id)
@@ -362,12 +397,16 @@ describe('FactIndex properties', () => {
           assert.deepEqual(loaded.search(q.words.join(' '), {limit: q.limit, ...options}), got)
           const want = ref.scores(q.words.join(' '), options)
           assert.equal(got.length, Math.min(q.limit, want.size))
-          for (const h of got) assert.ok(Math.abs(want.get(h.id)! - h.score) < 2e-4, `${h.id}: ${h.score} vs ${want.get(h.id)}`)
+          for (const h of got) {
+            assert.ok(Math.abs(want.get(h.id)! - h.score) < 2e-4, `${h.id}: ${h.score} vs ${want.get(h.id)}`)
+            assert.equal(h.contextFor !== undefined, ref.lastLender.has(h.id), `${h.id} is context exactly when it matched no query term`)
+          }
           const cut = got.at(-1)?.score ?? Number.POSITIVE_INFINITY
           for (const [id, s] of want) if (!got.some((h) => h.id === id)) assert.ok(s <= cut + 2e-4, `${id} (${s}) should have beaten ${cut}`)
         }
         for (const i of [index, loaded]) {
-          i.add({id: 'f999', content: 'alpha bravo delta? kilo', tags: ['x'], created_at: new Date(time + 60_000).toISOString()})
+          i.add({id: 'f999', content: 'alpha bravo delta? kilo', tags: ['x'], created_at: new Date(time + 60_000).toISOString(), thread: 'one'})
+          i.add({id: 'f998', content: 'an older turn, imported', tags: [], created_at: new Date(Date.UTC(2022, 0, 1)).toISOString(), thread: 'one'})
           i.remove(ids[0]!)
         }
         for (const q of queries) assert.deepEqual(loaded.search(q.words.join(' '), {limit: q.limit}), index.search(q.words.join(' '), {limit: q.limit}))

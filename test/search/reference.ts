@@ -31,6 +31,7 @@ export class ReferenceIndex {
   scores(query: string, options: Omit<SearchOptions, 'limit'> = {}): Map<string, number> {
     const t = this.tuning
     const out = new Map<string, number>()
+    this.lastLender.clear()
     const qterms = [...new Set(analyze(query))]
     if (qterms.length === 0 || this.facts.length === 0) return out
     const n = this.facts.length
@@ -84,19 +85,33 @@ export class ReferenceIndex {
       return sum * matched * boost
     })
     const loan = this.facts.map(() => 0)
+    const lender = this.facts.map((): string | undefined => undefined)
     if (t.context > 0) {
+      // Each thread's facts in (created_at, id) order; facts without a thread have no neighbours.
+      const thread = (i: number) => {
+        const name = this.facts[i]!.thread
+        if (name === undefined) return [i]
+        return this.facts
+          .map((f, j) => ({f, j}))
+          .filter(({f}) => f.thread === name)
+          .sort((a, b) => a.f.time - b.f.time || (a.f.id < b.f.id ? -1 : a.f.id > b.f.id ? 1 : 0))
+          .map(({j}) => j)
+      }
       own.forEach((score, i) => {
         if (score === 0) return
+        const order = thread(i)
+        const at = order.indexOf(i)
         for (const dir of [-1, 1]) {
           let amount = score
-          for (let step = 1, from = i; step <= t.contextReach; step++) {
-            const to = from + dir
-            const target = this.facts[to]
-            if (!target || !(Math.abs(target.time - this.facts[from]!.time) <= t.contextWindowMs) || !accepted(target)) break
+          for (let step = 1; step <= t.contextReach; step++) {
+            const to = order[at + dir * step]
+            if (to === undefined || !accepted(this.facts[to]!)) break
             // A question lends more to the fact after it, its reply.
             amount *= step === 1 && dir === 1 && this.facts[i]!.asks ? t.replyShare : t.context
-            loan[to] = Math.max(loan[to]!, amount)
-            from = to
+            if (amount > loan[to]!) {
+              loan[to] = amount
+              lender[to] = this.facts[i]!.id
+            }
           }
         }
       })
@@ -104,9 +119,13 @@ export class ReferenceIndex {
     this.facts.forEach((f, i) => {
       const s = own[i]! + loan[i]!
       if (s > 0) out.set(f.id, s)
+      if (own[i] === 0 && loan[i]! > 0) this.lastLender.set(f.id, lender[i]!)
     })
     return out
   }
+
+  /** After {@link scores}: for a fact that scored only through context, the fact it came with. */
+  readonly lastLender = new Map<string, string>()
 
   createdAt(id: string): string {
     return this.facts.find((f) => f.id === id)!.created_at

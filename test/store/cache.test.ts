@@ -113,12 +113,17 @@ describe('store caches across processes', function () {
 describe('saved search index', function () {
   let home: string
   let cleanup: () => void
+  let session: McpSession | undefined
 
   beforeEach(() => {
     ;({home, cleanup} = tempHome())
   })
 
-  afterEach(() => cleanup())
+  afterEach(async () => {
+    await session?.close()
+    session = undefined
+    cleanup()
+  })
 
   const cachePath = (): string => searchCachePath(agentDir(home, 'default'))
 
@@ -130,6 +135,32 @@ describe('saved search index', function () {
     assert.equal(statSync(join(agentDir(home, 'default'), 'cache')).mode & 0o777, 0o700)
     const fromSaved = search(home, 'otters rocks')
     assert.deepEqual(fromSaved, first)
+  })
+
+  it('keeps threads: a cold search from the saved index brings the same context as a server, also after more turns', async () => {
+    const turn = (content: string, thread?: string): void => {
+      const r = mem(home, ['add', '--json', ...(thread ? ['--thread', thread] : []), content])
+      assert.equal(r.code, 0, r.stderr)
+    }
+    turn('which heater did the landlord install?', 'flat')
+    turn('a Dimplex panel, in the hallway', 'flat')
+    turn('standalone: the bins go out on Monday')
+    turn('the lease ends in March', 'flat')
+    const first = search(home, 'heater')
+    assert.equal(existsSync(cachePath()), true)
+    const shape = (found: Found) => found.facts.map((f) => [f.content, (f as {context_for?: string}).context_for !== undefined])
+    assert.deepEqual(shape(first), [
+      ['a Dimplex panel, in the hallway', true],
+      ['which heater did the landlord install?', false],
+      ['the lease ends in March', true],
+    ])
+    assert.deepEqual(search(home, 'heater'), first, 'loaded from the saved index')
+    // A turn added after the save is linked into its thread by the loading process.
+    turn('the heater timer is set to 7am', 'flat')
+    const later = search(home, 'heater')
+    session = await connectMcp(home)
+    assert.deepEqual(await serverSearch(session, 'heater'), later)
+    assert.ok(later.facts.every((f) => !f.content.startsWith('standalone')))
   })
 
   /** The saved file's header line and the bytes after it. */
@@ -147,7 +178,7 @@ describe('saved search index', function () {
     assert.equal(expected.count, 2)
     const {header, body} = readSaved()
     assert.equal(header.format, 'mem.search-index')
-    assert.equal(header.version, 4)
+    assert.equal(header.version, 5)
 
     const bad: Buffer[] = [
       Buffer.from(''),
@@ -164,7 +195,7 @@ describe('saved search index', function () {
       assert.deepEqual(readSaved(), {header, body}, 'a usable index was saved again')
     }
     // Another version, another build of the ranking code, the other byte order: never read.
-    for (const changed of [{version: 3}, {version: 5}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
+    for (const changed of [{version: 4}, {version: 6}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
       writeSaved({...header, ...changed}, body)
       assert.deepEqual(search(home, 'paint'), expected)
       assert.deepEqual(readSaved(), {header, body}, `rebuilt after ${JSON.stringify(changed)}`)
@@ -174,10 +205,10 @@ describe('saved search index', function () {
   /** Where the pairs start in the index part: after the text blocks, the per-fact and per-term numbers, and their padding. */
   const pairsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
-    const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.tags!
+    const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.threads! + bytes.tags!
     const facts = header.ids as number
     const terms = header.terms as number
-    const rest = ((text + 7) & ~7) + 8 * facts + 4 * (5 * facts + 2 + 2 * terms + 1) + facts
+    const rest = ((text + 7) & ~7) + 8 * facts + 4 * (6 * facts + 2 + 2 * terms + 1) + facts
     return (rest + 3) & ~3
   }
   const sha = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 32)
@@ -229,7 +260,7 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), '')
     assert.equal(search(home, 'kayak').count, 2)
     assert.equal(existsSync(legacy), false)
-    assert.equal(readSaved().header.version, 4)
+    assert.equal(readSaved().header.version, 5)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {

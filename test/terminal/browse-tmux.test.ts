@@ -1,51 +1,35 @@
 import assert from 'node:assert/strict'
-import {execFileSync, spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {execFileSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {BIN, mem, tempHome} from '../helpers/mem.js'
+import {mem, tempHome} from '../helpers/mem.js'
+import {memCommand, openPane, requireTmux, type Pane} from '../helpers/tmux.js'
 
-/**
- * The real binary in a real pseudo-terminal: tmux runs `mem`, send-keys types, capture-pane
- * reads the screen. CI needs the `tmux` package (apt-get install tmux).
- */
-let sessions = 0
-/** Sockets live in a temp folder of this run, removed with it. */
-let sockets = ''
-/** A tmux server per test: a server still shutting down never meets the next test. */
-let socket = ''
+/** The real binary in a real pseudo-terminal (test/helpers/tmux.ts). */
+let pane: Pane | undefined
+
+function current(): Pane {
+  if (!pane) throw new Error('no pane started')
+  return pane
+}
 
 function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-S', socket, ...args], {encoding: 'utf8'})
+  return current().tmux(...args)
 }
 
 function screen(): string {
-  return tmux('capture-pane', '-p', '-t', 'mem')
+  return current().screen()
 }
 
-async function waitForScreen(check: string | ((s: string) => boolean), what?: string): Promise<string> {
-  const test = typeof check === 'string' ? (s: string) => s.includes(check) : check
-  // A bound on waiting for the program, not a timing assertion.
-  for (let i = 0; i < 300; i++) {
-    const s = screen()
-    if (test(s)) return s
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`the terminal never showed ${what ?? JSON.stringify(check)}; it shows:\n${screen()}`)
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replaceAll("'", "'\\''")}'`
+function waitForScreen(check: string | ((s: string) => boolean), what?: string): Promise<string> {
+  return current().waitForScreen(check, what)
 }
 
 /** Starts `mem args` in a fresh 100x24 tmux window; the pane stays to report the exit and the terminal modes. */
 function start(home: string, args: string[], noColor = false): void {
-  const env = `env -u NO_COLOR MEM_HOME=${shellQuote(home)} MEM_AGENT=alice${noColor ? ' NO_COLOR=1' : ''}`
   const modes = `stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '`
-  const script = `${env} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}; echo "mem exited $?"; echo "modes: $(${modes})"; sleep 600`
-  socket = join(sockets, `tmux-${sessions++}`)
-  tmux('new-session', '-d', '-s', 'mem', '-x', '100', '-y', '24', 'sh', '-c', script)
+  pane = openPane(`${memCommand(home, args, {noColor})}; echo "mem exited $?"; echo "modes: $(${modes})"; sleep 600`)
 }
 
 /** After the browser exits: it ended as expected and left the terminal cooked, echoing and on the main screen. */
@@ -60,10 +44,8 @@ describe('mem in a real terminal (tmux)', function () {
   let home: ReturnType<typeof tempHome>
 
   before(function () {
-    const which = spawnSync('tmux', ['-V'], {encoding: 'utf8'})
-    if (which.status !== 0) throw new Error('these tests need tmux: install the tmux package (apt-get install tmux)')
+    requireTmux()
     home = tempHome()
-    sockets = mkdtempSync(join(tmpdir(), 'mem-tmux-'))
     for (const [text, tag] of [
       ['Prefers pnpm as package manager', 'tooling'],
       ['Deploys happen on Tuesdays', 'ops'],
@@ -73,13 +55,10 @@ describe('mem in a real terminal (tmux)', function () {
     }
   })
   afterEach(() => {
-    if (socket !== '') spawnSync('tmux', ['-S', socket, 'kill-server'])
-    socket = ''
+    pane?.close()
+    pane = undefined
   })
-  after(() => {
-    home.cleanup()
-    rmSync(sockets, {recursive: true, force: true})
-  })
+  after(() => home.cleanup())
 
   it('bare mem opens the browser: search, open a fact, see another process write, quit', async () => {
     start(home.home, [])

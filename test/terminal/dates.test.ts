@@ -30,9 +30,39 @@ describe('--since / --until values', () => {
   })
 
   it('refuses what is not wholly a date, naming the flag and what works', async () => {
-    for (const bad of ['soonish', 'yesterday or so', '2026-13-45', 'next to nothing']) {
+    for (const bad of ['soonish', 'yesterday or so', 'next to nothing']) {
       await assert.rejects(resolveTimePhrase(bad, '--until', now), (e: unknown) => e instanceof MemError && e.code === 'invalid_input' && e.message.startsWith(`--until ${JSON.stringify(bad)} is not a date`))
     }
+  })
+})
+
+describe('--since / --until: dates the calendar lacks, and names of days and months', () => {
+  // A Monday.
+  const now = new Date(2026, 5, 15, 14, 30)
+
+  it('refuses an impossible date instead of rolling it over, saying what is wrong', async () => {
+    const cases: [string, RegExp][] = [
+      ['2026-13-01', /there is no month 13/],
+      ['2026-02-30', /February 2026 has 28 days/],
+      ['2024-02-30', /February 2024 has 29 days/],
+      ['2026-04-31T10:00:00Z', /April 2026 has 30 days/],
+      ['2026-00-10', /there is no month 0/],
+    ]
+    for (const [bad, why] of cases) {
+      await assert.rejects(resolveTimePhrase(bad, '--since', now), (e: unknown) => e instanceof MemError && e.code === 'invalid_input' && e.message.startsWith(`--since "${bad}" is not a real date: `) && why.test(e.message), bad)
+    }
+    assert.equal(await resolveTimePhrase('2024-02-29', '--since', now), '2024-02-29')
+  })
+
+  it('reads a weekday or a month name as the most recent past one, unless told "next"', async () => {
+    assert.equal(await resolveTimePhrase('friday', '--since', now), new Date(2026, 5, 12).toISOString())
+    assert.equal(await resolveTimePhrase('Sunday', '--since', now), new Date(2026, 5, 14).toISOString())
+    assert.equal(await resolveTimePhrase('monday', '--since', now), new Date(2026, 5, 15).toISOString())
+    assert.equal(await resolveTimePhrase('december', '--since', now), new Date(2025, 11, 1).toISOString())
+    assert.equal(await resolveTimePhrase('march 5', '--since', now), new Date(2026, 2, 5).toISOString())
+    assert.equal(await resolveTimePhrase('august 3', '--until', now), new Date(2025, 7, 3).toISOString())
+    assert.equal(await resolveTimePhrase('this friday', '--until', now), new Date(2026, 5, 19).toISOString())
+    assert.ok(Date.parse((await resolveTimePhrase('next friday', '--until', now))!) > now.getTime(), '"next" still looks ahead')
   })
 })
 
@@ -74,5 +104,11 @@ describe('memory_search since/until over MCP', () => {
     assert.equal(r.isError, true)
     assert.equal(r.structuredContent, undefined)
     assert.match((r.content[0] as {text: string}).text, /since.*ISO 8601/)
+  })
+
+  it('an impossible date is a tool error, never rolled over to another day', async () => {
+    const r = await suite.mcp.call('memory_search', {query: 'deploys', since: '2026-02-30'})
+    assert.equal(r.isError, true)
+    assert.match((r.content[0] as {text: string}).text, /since: is not a real date: February 2026 has 28 days/)
   })
 })

@@ -35,6 +35,24 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
     )
   })
 
+  it('search: a hit that came as context is dimmed, not highlighted, and names the match it came with', () => {
+    const out = renderSearch(
+      {
+        agent_id: 'alice',
+        query: 'heater',
+        count: 2,
+        facts: [
+          {id: A, content: 'which heater?', tags: [], created_at: '2026-06-15T11:59:30.000Z', score: 2, thread: 'flat'},
+          {id: B, content: 'a Dimplex panel', tags: [], created_at: '2026-06-15T11:59:30.000Z', score: 1, thread: 'flat', context_for: A},
+        ],
+      },
+      NOW,
+    )
+    const lines = out.split('\n')
+    assert.match(lines[1]!, new RegExp(`${ESC}\\[1m${ESC}\\[33mheater`))
+    assert.equal(lines[2]!.endsWith(`${ESC}[2ma Dimplex panel${ESC}[22m ${ESC}[2m~flat${ESC}[22m  ${ESC}[35m↳ context for ${A}${ESC}[39m`), true, JSON.stringify(lines[2]))
+  })
+
   it('search with no hits says so', () => {
     assert.equal(unstyled(renderSearch({agent_id: 'alice', query: 'zebra', count: 0, facts: []}, NOW)), 'No facts found for "zebra" · agent alice')
   })

@@ -62,6 +62,19 @@ describe('mem browse (ink app over a real store)', () => {
     await b.waitFor((f) => f.includes('4 facts') && f.includes('press / to search'), 'the full list again')
   })
 
+  it('shows a hit that came as context of a thread dimmed and marked, and the thread in the details', async () => {
+    await store.addFact('alice', {content: 'which heater did the landlord install?', tags: [], thread: 'flat'})
+    await store.addFact('alice', {content: 'a Dimplex panel in the hallway', tags: [], thread: 'flat'})
+    const b = open()
+    await b.waitFor('5 facts')
+    await b.press('/', 'heater')
+    const frame = await b.waitFor((f) => f.includes('/ heater') && f.includes('2 facts'), 'the heater results')
+    assert.match(lineOf(frame, 'Dimplex'), /↳ a Dimplex panel in the hallway/)
+    assert.doesNotMatch(lineOf(frame, 'which heater'), /↳/)
+    await b.press(KEYS.escape, KEYS.enter)
+    await b.waitFor('thread flat')
+  })
+
   it('says so when nothing matches', async () => {
     const b = open()
     await b.waitFor('3 facts')

@@ -37,6 +37,19 @@ describe('prose (golden)', () => {
     assert.equal(memorySearch.prose({agent_id: 'alice', query: 'zebra', count: 0, facts: []}), 'No facts found for "zebra" (agent alice).')
   })
 
+  it('memory_search: a hit that came as context names the match it came with; other lines are unchanged', () => {
+    const text = memorySearch.prose({
+      agent_id: 'alice',
+      query: 'heater',
+      count: 2,
+      facts: [
+        {id: A, content: 'which heater?', tags: [], created_at: T, score: 2, thread: 'flat'},
+        {id: B, content: 'a Dimplex panel', tags: ['home'], created_at: T, score: 1, thread: 'flat', context_for: A},
+      ],
+    })
+    assert.equal(text, ['Found 2 facts for "heater" (agent alice):', `1. which heater? (id ${A})`, `2. a Dimplex panel [home] (id ${B}; context for ${A})`].join('\n'))
+  })
+
   it('memory_add and checkpoint_save: one sentence', () => {
     assert.equal(memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A}), `Stored fact ${A} for agent alice.`)
     assert.equal(checkpointSave.prose({agent_id: 'alice', checkpoint_id: A, created_at: T}), `Saved checkpoint ${A} for agent alice at ${T}.`)

@@ -1,4 +1,5 @@
 import {memoryAdd} from '../../ops/add.js'
+import {MemError} from '../../errors.js'
 import {agentFlag, defineCommandSpec} from '../flag-spec.js'
 import {joinWords, readStdin} from '../input.js'
 
@@ -9,9 +10,13 @@ export const addSpec = defineCommandSpec({
   flags: {
     ...agentFlag,
     tag: {kind: 'string', char: 't', description: 'Tag the fact (repeat for several).', multiple: true},
+    thread: {kind: 'string', description: 'The conversation this fact is a turn of (a chat or session id); leave it out for standalone facts.', helpValue: 'THREAD'},
   },
   async input(words, flags) {
     const content = joinWords(words) ?? (await readStdin())?.trim() ?? ''
-    return {agent_id: flags.agent, content, tags: flags.tag}
+    if (content.trim() === '') {
+      throw new MemError('invalid_input', 'no fact to remember: give its text as words (mem add Prefers pnpm), quoted (mem add "Prefers pnpm"), or on stdin (echo "Prefers pnpm" | mem add)')
+    }
+    return {agent_id: flags.agent, content, tags: flags.tag, thread: flags.thread}
   },
 })

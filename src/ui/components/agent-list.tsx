@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink'
 
+import {inert} from '../../cli/inert-text.js'
 import {relativeTime} from '../../cli/render-time.js'
 import type {AgentSummary} from '../backend.js'
 import {windowOf} from './window.js'
@@ -7,14 +8,15 @@ import {windowOf} from './window.js'
 export function AgentList({agents, selected, current, height, now}: {agents: AgentSummary[]; selected: number; current: string; height: number; now: Date}) {
   if (agents.length === 0) return <Text color="yellow">No agents have stored anything yet.</Text>
   const {start, end} = windowOf(agents.length, selected, height)
-  const width = Math.max(...agents.map((a) => a.agent_id.length))
+  const names = agents.map((a) => inert(a.agent_id))
+  const width = Math.max(...names.map((n) => n.length))
   return (
     <Box flexDirection="column">
       {agents.slice(start, end).map((a, i) => {
         const on = start + i === selected
         return (
           <Text key={a.agent_id} color={on ? 'cyan' : undefined} bold={a.agent_id === current}>
-            {`${on ? '▸' : ' '} ${a.agent_id.padEnd(width)}  ${String(a.facts).padStart(5)} facts  ${String(a.checkpoints).padStart(4)} checkpoints  ${a.last_activity ? relativeTime(a.last_activity, now) : 'never'}`}
+            {`${on ? '▸' : ' '} ${names[start + i]!.padEnd(width)}  ${String(a.facts).padStart(5)} facts  ${String(a.checkpoints).padStart(4)} checkpoints  ${a.last_activity ? relativeTime(a.last_activity, now) : 'never'}`}
           </Text>
         )
       })}

@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink'
 
+import {inert} from '../../cli/inert-text.js'
 import {relativeTime} from '../../cli/render-time.js'
 import type {CheckpointSummary} from '../backend.js'
 import {windowOf} from './window.js'
@@ -15,8 +16,8 @@ export function CheckpointList({checkpoints, selected, height, now}: {checkpoint
         const on = start + i === selected
         return (
           <Text key={cp.id} color={on ? 'cyan' : undefined} wrap="truncate-end">
-            {`${on ? '▸' : ' '} ${when[start + i]!.padEnd(width)}  ${cp.id}  ${String(cp.message_count).padStart(4)} msgs  ${cp.label ?? ''}${cp.label ? '  ' : ''}`}
-            <Text dimColor>{cp.state_keys.join(', ')}</Text>
+            {`${on ? '▸' : ' '} ${when[start + i]!.padEnd(width)}  ${cp.id}  ${String(cp.message_count).padStart(4)} msgs  ${inert(cp.label ?? '')}${cp.label ? '  ' : ''}`}
+            <Text dimColor>{inert(cp.state_keys.join(', '))}</Text>
           </Text>
         )
       })}

@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink'
 
+import {inert, inertStrings} from '../../cli/inert-text.js'
 import {relativeTime} from '../../cli/render-time.js'
 import type {CheckpointDetail} from '../backend.js'
 
@@ -8,10 +9,11 @@ export function CheckpointView({checkpoint, height, scroll, now}: {checkpoint: C
   if (!checkpoint) return <Text dimColor>Loading…</Text>
   if ('found' in checkpoint) return <Text color="yellow">This checkpoint is gone.</Text>
   const head = [
-    `Checkpoint ${checkpoint.id}${checkpoint.label ? ` · ${checkpoint.label}` : ''}`,
+    `Checkpoint ${checkpoint.id}${checkpoint.label ? ` · ${inert(checkpoint.label)}` : ''}`,
     `saved ${relativeTime(checkpoint.created_at, now)} (${checkpoint.created_at}) · ${checkpoint.message_count ?? 0} ${checkpoint.message_count === 1 ? 'message' : 'messages'}`,
   ]
-  const state = JSON.stringify(checkpoint.state ?? {}, null, 2).split('\n')
+  // As `mem resume` shows it: every string inert first (JSON itself would escape C0, not DEL or C1).
+  const state = JSON.stringify(inertStrings(checkpoint.state ?? {}), null, 2).split('\n')
   const rows = Math.max(1, height - head.length)
   const top = Math.min(scroll, Math.max(0, state.length - rows))
   return (

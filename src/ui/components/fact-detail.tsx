@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink'
 
+import {inert} from '../../cli/inert-text.js'
 import {relativeTime} from '../../cli/render-time.js'
 import type {History} from '../backend.js'
 
@@ -7,7 +8,7 @@ type Version = History['versions'][number]
 
 function statusLine(f: Version, now: Date): {text: string; color: string} {
   if (f.status === 'deleted') return {text: `deleted ${relativeTime(f.deleted_at!, now)} (${f.deleted_at})`, color: 'red'}
-  if (f.status === 'superseded') return {text: `replaced ${relativeTime(f.superseded_at!, now)} by ${f.superseded_by}`, color: 'magenta'}
+  if (f.status === 'superseded') return {text: `replaced ${relativeTime(f.superseded_at!, now)} by ${inert(f.superseded_by ?? '')}`, color: 'magenta'}
   return {text: 'live', color: 'green'}
 }
 
@@ -18,12 +19,12 @@ export function FactDetail({factId, history, now, height, scroll}: {factId: stri
   const status = statusLine(fact, now)
   const rows = [
     <Text key="content" bold>
-      {fact.content}
+      {inert(fact.content)}
     </Text>,
     <Text key="tags" color="cyan">
-      {fact.tags.length > 0 ? fact.tags.map((t) => `#${t}`).join(' ') : '(no tags)'}
+      {fact.tags.length > 0 ? fact.tags.map((t) => `#${inert(t)}`).join(' ') : '(no tags)'}
     </Text>,
-    <Text key="id" dimColor>{`id ${fact.id} · agent ${history.agent_id}`}</Text>,
+    <Text key="id" dimColor>{`id ${fact.id} · agent ${inert(history.agent_id)}${fact.thread === undefined ? '' : ` · thread ${inert(fact.thread)}`}`}</Text>,
     <Text key="saved">{`saved ${relativeTime(fact.created_at, now)} (${fact.created_at})`}</Text>,
     <Text key="status" color={status.color}>
       {status.text}
@@ -34,8 +35,8 @@ export function FactDetail({factId, history, now, height, scroll}: {factId: stri
       const s = statusLine(f, now)
       return [
         <Text key={`${f.id}-a`} color={f.id === factId ? 'cyan' : undefined}>{`${f.id === factId ? '▸' : ' '} ${f.id}  ${relativeTime(f.created_at, now)}`}</Text>,
-        <Text key={`${f.id}-b`} wrap="truncate-end">{`    ${f.content}`}</Text>,
-        ...(f.reason === undefined ? [] : [<Text key={`${f.id}-r`} dimColor>{`    reason: ${f.reason}`}</Text>]),
+        <Text key={`${f.id}-b`} wrap="truncate-end">{`    ${inert(f.content)}`}</Text>,
+        ...(f.reason === undefined ? [] : [<Text key={`${f.id}-r`} dimColor>{`    reason: ${inert(f.reason)}`}</Text>]),
         <Text key={`${f.id}-c`} color={s.color}>{`    ${s.text}`}</Text>,
       ]
     }),

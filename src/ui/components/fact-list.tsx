@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink'
 
+import {inert} from '../../cli/inert-text.js'
 import {relativeTime} from '../../cli/render-time.js'
 import type {FactRow} from '../backend.js'
 import {Highlighted} from './highlighted.js'
@@ -18,7 +19,7 @@ export interface FactListProps {
 export function FactList({facts, selected, query, height, now, loaded}: FactListProps) {
   if (!loaded) return <Text dimColor>Loading…</Text>
   if (facts.length === 0) {
-    return <Text color="yellow">{query.trim() === '' ? 'No facts yet. Press n to add one.' : `No facts found for "${query}".`}</Text>
+    return <Text color="yellow">{query.trim() === '' ? 'No facts yet. Press n to add one.' : `No facts found for "${inert(query)}".`}</Text>
   }
   const {start, end} = windowOf(facts.length, selected, height)
   const when = facts.slice(start, end).map((f) => relativeTime(f.created_at, now))
@@ -35,9 +36,9 @@ export function FactList({facts, selected, query, height, now, loaded}: FactList
             <Text color="green">{when[i]!.padEnd(width)}</Text>
             <Text> </Text>
             <Box flexGrow={1}>
-              <Text wrap="truncate-end" inverse={current}>
-                <Highlighted text={fact.content} query={query} />
-                {fact.tags.length > 0 ? <Text color="cyan">{` ${fact.tags.map((t) => `#${t}`).join(' ')}`}</Text> : null}
+              <Text wrap="truncate-end" inverse={current} dimColor={fact.context_for !== undefined}>
+                {fact.context_for === undefined ? <Highlighted text={fact.content} query={query} /> : <Text color="magenta">{`↳ ${inert(fact.content)}`}</Text>}
+                {fact.tags.length > 0 ? <Text color="cyan">{` ${fact.tags.map((t) => `#${inert(t)}`).join(' ')}`}</Text> : null}
               </Text>
             </Box>
           </Box>

@@ -1,5 +1,7 @@
 import {Box, Text} from 'ink'
 
+import {inert} from '../../cli/inert-text.js'
+
 export function SearchBar({query, typing}: {query: string; typing: boolean}) {
   if (!typing && query === '') return <Text dimColor>Newest first · press / to search</Text>
   return (
@@ -7,7 +9,7 @@ export function SearchBar({query, typing}: {query: string; typing: boolean}) {
       <Text color={typing ? 'cyan' : undefined} bold>
         {'/ '}
       </Text>
-      <Text>{query}</Text>
+      <Text>{inert(query)}</Text>
       {typing ? <Text inverse> </Text> : <Text dimColor>{'  (ranked by relevance · Esc clears)'}</Text>}
     </Box>
   )

@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink'
 
+import {inert} from '../../cli/inert-text.js'
 import type {Screen} from '../state.js'
 
 const HINTS: Record<Screen['name'], string> = {
@@ -15,7 +16,7 @@ const HINTS: Record<Screen['name'], string> = {
 export function StatusBar({screen, typing, notice, error}: {screen: Screen['name']; typing: boolean; notice: string | undefined; error: string | undefined}) {
   return (
     <Box flexDirection="column">
-      {error ? <Text color="red">{error}</Text> : notice ? <Text color="green">{notice}</Text> : null}
+      {error ? <Text color="red">{inert(error)}</Text> : notice ? <Text color="green">{inert(notice)}</Text> : null}
       <Text dimColor wrap="truncate-end">
         {typing ? 'type to search · ↑↓ move · Enter/Esc stop typing' : HINTS[screen]}
       </Text>
