@@ -163,7 +163,14 @@ export class CachedSegments<T> {
     return out
   }
 
-  /** Size of what is held, as serialized: what keeping this collection in memory costs, roughly. */
+  /** How many records are held. */
+  count(): number {
+    let total = 0
+    for (const seg of this.segments.values()) total += seg.records.length
+    return total
+  }
+
+  /** Size of what is held, as serialized. */
   bytes(): number {
     let total = 0
     for (const seg of this.segments.values()) total += seg.bytes

@@ -72,6 +72,11 @@ export class ChangedMeanwhile extends MemError {
 /** The identity of each file as this process last read or wrote it (every replace makes a new inode). */
 const seen = new Map<string, string | undefined>()
 
+/** Forgets what this process knew of `path`: its next write checks it against a fresh read. */
+export function forgetIdentity(path: string): void {
+  seen.delete(path)
+}
+
 /** True when `path` is absent or exactly as this process last read or wrote it. */
 export function isCurrent(path: string): boolean {
   const now = fileIdentity(path)
