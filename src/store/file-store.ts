@@ -1,4 +1,5 @@
 import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
 
 import {MemError} from '../errors.js'
 import type {FactIndex, Hit, SearchOptions} from '../search/fact-index.js'
@@ -362,7 +363,7 @@ export class FileStore implements Store {
   async listAgents(): Promise<string[]> {
     try {
       return readdirSync(agentsRoot(this.home), {withFileTypes: true})
-        .filter((e) => e.isDirectory())
+        .filter((e) => e.isDirectory() && holdsRecords(join(agentsRoot(this.home), e.name)))
         .flatMap((e) => decodeAgentDir(e.name) ?? [])
         .sort()
     } catch (error) {
@@ -578,6 +579,15 @@ function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, tx: T
     marked.push(...patches.keys())
   }
   return marked
+}
+
+/**
+ * An agent exists once a segment of it was written: a folder whose first write failed (a full
+ * disk) holds only its lock file, and is not an agent. The folder itself stays: deleting it
+ * would delete the lock file another writer may be waiting on.
+ */
+function holdsRecords(dir: string): boolean {
+  return new SegmentedFiles(dir, FACT_SEGMENT).names().length > 0 || new SegmentedFiles(dir, CHECKPOINT_SEGMENT).names().length > 0
 }
 
 /**

@@ -98,6 +98,21 @@ describe('torture: folders, read-only file systems and repairs under a full disk
     assert.match((JSON.parse(r.stdout) as {error: {message: string}}).error.message, /^could not create the folder \S+\/ro\/home\/agents\/new: the file system is read-only \(EROFS\); nothing was saved$/)
   })
 
+  it('a first write for a new agent that fails on a full disk leaves no agent behind: mem agents and export --all do not list it', async () => {
+    assert.equal(mem(home.home, ['add', 'kept', '-a', 'other']).code, 0)
+    // For a new agent: fsync 1 flushes agents/ (the new agent folder), 2 the agent folder (its new facts/), 3 the data file.
+    const r = await startMem(home.home, ['add', 'lost', '-a', 'new', '--json'], {prefix: failing('fsync', 'ENOSPC', 3)}).done
+    assert.equal(r.code, 1, r.stdout)
+    assert.match(r.stdout, /no space left on device \(ENOSPC\); nothing was saved/)
+    const agents = JSON.parse(mem(home.home, ['agents', '--json']).stdout) as {agents: {agent_id: string}[]}
+    assert.deepEqual(agents.agents.map((a) => a.agent_id), ['other'])
+    const exported = mem(home.home, ['export', '--all'])
+    assert.equal(exported.code, 0, exported.stderr)
+    assert.equal(exported.stdout.includes('"new"'), false)
+    assert.equal(mem(home.home, ['add', 'now it works', '-a', 'new']).code, 0)
+    assert.deepEqual((JSON.parse(mem(home.home, ['agents', '--json']).stdout) as {agents: {agent_id: string}[]}).agents.map((a) => a.agent_id), ['new', 'other'])
+  })
+
   it('doctor --fix under a full disk leaves no extra .corrupt-<time> copy per failed attempt, and succeeds once there is room', async () => {
     assert.equal(mem(home.home, ['add', 'one', '-a', 'd']).code, 0)
     assert.equal(mem(home.home, ['add', 'two', '-a', 'd']).code, 0)
