@@ -6,6 +6,7 @@
 export type ErrorCode =
   | 'invalid_input'
   | 'not_found'
+  | 'forbidden'
   | 'no_checkpoint'
   | 'corrupt_file'
   | 'unsupported_version'
@@ -26,6 +27,7 @@ export class MemError extends Error {
 const exitCodes: Record<ErrorCode, number> = {
   invalid_input: 2,
   not_found: 3,
+  forbidden: 1,
   no_checkpoint: 3,
   corrupt_file: 1,
   unsupported_version: 1,

@@ -2,6 +2,7 @@ import type * as v from 'valibot'
 
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
 import {shownOf, type FactEntry} from '../ops/list.js'
+import {messagesHeading} from '../ops/resume.js'
 import {highlight} from './render-highlight.js'
 import {relativeTime} from './render-time.js'
 import {style, unstyled} from './terminal-style.js'
@@ -137,12 +138,13 @@ export function renderJson(value: unknown): string {
 }
 
 export function renderResume(payload: Payload<typeof checkpointResume>, now: Date): string {
-  if ('found' in payload) return `${style('yellow', 'No checkpoint saved yet')} ${style('dim', `· agent ${payload.agent_id}; starting fresh`)}`
+  if (!payload.found) return `${style('yellow', 'No checkpoint saved yet')} ${style('dim', `· agent ${payload.agent_id}; starting fresh`)}`
   const lines = [`${style('bold', `Checkpoint ${payload.id}`)}${payload.agent_id ? ` ${style('dim', `· agent ${payload.agent_id}`)}` : ''}`]
   lines.push(`${style('dim', 'saved   ')} ${style('green', relativeTime(payload.created_at, now))} ${style('dim', `(${payload.created_at})`)}`)
   if (payload.label !== undefined) lines.push(`${style('dim', 'label   ')} ${style('bold', payload.label)}`)
   lines.push(`${style('dim', 'messages')} ${payload.message_count ?? 0}`)
   lines.push(style('dim', 'state'), renderJson(payload.state ?? {}))
+  if (payload.messages !== undefined) lines.push(style('dim', messagesHeading(payload.messages.length, payload.message_count ?? 0)), ...payload.messages.map((m) => JSON.stringify(m)))
   return lines.join('\n')
 }
 

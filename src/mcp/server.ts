@@ -1,27 +1,47 @@
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 
-import {asMemError} from '../errors.js'
+import {asMemError, MemError} from '../errors.js'
 import {runOperation, type OperationContext} from '../ops/index.js'
-import {findOperation, toolDefinitions} from './tools.js'
+import {findOperation, toolDefinitions, type ToolDefinition} from './tools.js'
+
+export interface ServerOptions {
+  /** Only the tools whose annotations say read-only are listed and callable. */
+  readOnly?: boolean
+  /** Told the outcome of every tools/call (for the HTTP request log). */
+  onCall?: (tool: string, ok: boolean) => void
+}
 
 /**
- * The MCP face of the operations: tools/list and tools/call built from the one inventory.
- * Success carries the prose as text and the payload as structuredContent; failure is a
- * tool error with text only, never structuredContent (docs/adr/0001).
+ * The MCP face of the operations: tools/list and tools/call built from the one inventory,
+ * the same for stdio and HTTP. Success carries the prose as text and the payload as
+ * structuredContent; failure is a tool error with text only, never structuredContent (docs/adr/0001).
  */
-export function createServer(ctx: OperationContext, version: string): Server {
+export function createServer(ctx: OperationContext, version: string, options: ServerOptions = {}): Server {
   const server = new Server({name: 'mem', title: 'mem: memory for agents', version}, {capabilities: {tools: {}}})
-  const tools = toolDefinitions()
+  const tools = listedTools(options.readOnly === true)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({tools}))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(ctx, request.params.name, request.params.arguments ?? {}))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const result = await callTool(ctx, request.params.name, request.params.arguments ?? {}, options)
+    options.onCall?.(request.params.name, result.isError !== true)
+    return result
+  })
   return server
 }
 
-export async function callTool(ctx: OperationContext, name: string, args: unknown): Promise<CallToolResult> {
+let cached: ToolDefinition[] | undefined
+
+/** The advertised tools, converted once per process (HTTP builds a server per request). */
+export function listedTools(readOnly: boolean): ToolDefinition[] {
+  cached ??= toolDefinitions()
+  return readOnly ? cached.filter((t) => t.annotations.readOnlyHint) : cached
+}
+
+export async function callTool(ctx: OperationContext, name: string, args: unknown, options: ServerOptions = {}): Promise<CallToolResult> {
   const op = findOperation(name)
-  if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". Available tools: ${toolDefinitions().map((t) => t.name).join(', ')}.`)
+  if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}". Available tools: ${listedTools(options.readOnly === true).map((t) => t.name).join(', ')}.`)
   try {
+    if (options.readOnly && !op.annotations.readOnlyHint) throw new MemError('forbidden', `${name} writes, and this server is read-only (--read-only); it offers ${listedTools(true).map((t) => t.name).join(', ')}.`)
     const payload = (await runOperation(op, ctx, args)) as Record<string, unknown>
     return {content: [{type: 'text', text: op.prose(payload)}], structuredContent: payload}
   } catch (error) {

@@ -40,11 +40,13 @@ function checkNeeds(input: Input): void {
   if (missing.length > 0) throw new MemError('invalid_input', `invalid input: action "${input.action}" needs ${missing.join(' and ')}`)
 }
 
-async function apply(ctx: OperationContext, agent: string, input: Input): Promise<{fact_id: string; supersedes?: string[]}> {
+async function apply(ctx: OperationContext, agent: string, input: Input): Promise<{fact_id: string; supersedes?: string[]; duplicate?: true}> {
   const {store} = ctx
   switch (input.action) {
-    case 'add':
-      return {fact_id: (await store.addFact(agent, {content: input.content!, tags: input.tags ?? [], thread: input.thread})).id}
+    case 'add': {
+      const fact = await store.addFact(agent, {content: input.content!, tags: input.tags ?? [], thread: input.thread})
+      return {fact_id: fact.id, ...(fact.duplicate ? {duplicate: true as const} : {})}
+    }
     case 'delete':
       return {fact_id: (await store.deleteFact(agent, input.fact_id!, input.reason)).id}
     case 'update':
@@ -83,6 +85,8 @@ export const memoryReflect = defineOperation({
     ok: v.literal(true),
     fact_id: v.string(),
     supersedes: v.optional(v.array(v.string())),
+    /** Only for add: a live fact already said the same, and fact_id is that fact. */
+    duplicate: v.optional(v.literal(true)),
   }),
   async handler(ctx, input) {
     checkNeeds(input)
@@ -93,7 +97,7 @@ export const memoryReflect = defineOperation({
   prose(payload) {
     switch (payload.action) {
       case 'add':
-        return `Added fact ${payload.fact_id} for agent ${payload.agent}.`
+        return payload.duplicate ? `Fact ${payload.fact_id} of agent ${payload.agent} already says this; nothing new was stored.` : `Added fact ${payload.fact_id} for agent ${payload.agent}.`
       case 'delete':
         return `Deleted fact ${payload.fact_id} for agent ${payload.agent}.`
       case 'update':

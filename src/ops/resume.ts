@@ -2,15 +2,20 @@ import * as v from 'valibot'
 
 import {MemError, asMemError} from '../errors.js'
 import {AgentId, CheckpointId, Timestamp} from './fields.js'
+import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
 
 const Found = v.object({
+  /** Always true here; false only in the absence branch. Lets a client tell the two apart by one key. */
+  found: v.literal(true),
   id: v.string(),
   created_at: Timestamp,
   state: v.optional(v.record(v.string(), v.unknown())),
   message_count: v.optional(v.number()),
   label: v.optional(v.string()),
   agent_id: v.optional(v.string()),
+  /** Only with include_messages (or last_messages): the saved messages, or the last N of them, oldest first. */
+  messages: v.optional(v.array(v.unknown())),
 })
 
 /** Returned only with on_missing: "empty" when nothing is saved, instead of the not-found error. */
@@ -23,7 +28,8 @@ export const checkpointResume = defineOperation({
   tool: 'checkpoint_resume',
   title: 'Resume from a checkpoint',
   description:
-    'Load the latest checkpoint saved with checkpoint_save (or one by id) to continue an earlier task: its state object and how many messages it kept. ' +
+    'Load the latest checkpoint saved with checkpoint_save (or one by id) to continue an earlier task: its state object and how many messages it kept ' +
+    '(the messages themselves with include_messages, or only the last N with last_messages). ' +
     'Call it at the start of a session that continues earlier work. With no checkpoint it is an error, unless on_missing is "empty", which returns {agent_id, found: false}.',
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   input: v.strictObject({
@@ -33,6 +39,18 @@ export const checkpointResume = defineOperation({
       v.pipe(v.picklist(['error', 'empty'], 'must be "error" or "empty"'), v.description('What to do when there is no checkpoint: "error" (default) or "empty" for a {found: false} result.')),
       'error',
     ),
+    include_messages: v.optional(
+      v.pipe(v.boolean(), v.description('Also return the saved conversation messages (the "messages" key). Off by default: they can be long.')),
+    ),
+    last_messages: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer('must be a whole number'),
+        v.minValue(1, `must be between 1 and ${LIMITS.messageCount}`),
+        v.maxValue(LIMITS.messageCount, `must be between 1 and ${LIMITS.messageCount}`),
+        v.description('Return only the last N saved messages (implies include_messages).'),
+      ),
+    ),
   }),
   output: v.union([Found, Missing]),
   async handler(ctx, input) {
@@ -40,12 +58,14 @@ export const checkpointResume = defineOperation({
     try {
       const cp = await ctx.store.getCheckpoint(agent_id, input.checkpoint_id)
       return {
+        found: true as const,
         id: cp.id,
         created_at: cp.created_at,
         state: cp.state,
         message_count: cp.messages?.length ?? 0,
         ...(cp.label === undefined ? {} : {label: cp.label}),
         agent_id,
+        ...(input.include_messages || input.last_messages !== undefined ? {messages: lastOf(cp.messages ?? [], input.last_messages)} : {}),
       }
     } catch (error) {
       const err = asMemError(error)
@@ -58,11 +78,21 @@ export const checkpointResume = defineOperation({
     }
   },
   prose(payload) {
-    if ('found' in payload) return `No checkpoint saved yet for agent ${payload.agent_id}; starting fresh.`
+    if (!payload.found) return `No checkpoint saved yet for agent ${payload.agent_id}; starting fresh.`
     const lines = [`Checkpoint ${payload.id}${payload.agent_id ? ` (agent ${payload.agent_id})` : ''}`, `Saved: ${payload.created_at}`]
     if (payload.label !== undefined) lines.push(`Label: ${payload.label}`)
     lines.push(`Messages: ${payload.message_count ?? 0}`)
     lines.push('State:', JSON.stringify(payload.state ?? {}, null, 2))
+    if (payload.messages !== undefined) lines.push(messagesHeading(payload.messages.length, payload.message_count ?? 0), ...payload.messages.map((m) => JSON.stringify(m)))
     return lines.join('\n')
   },
 })
+
+function lastOf(messages: unknown[], n: number | undefined): unknown[] {
+  return n === undefined ? messages : messages.slice(-n)
+}
+
+/** "Messages, oldest first:" or "Last 2 of 5 messages, oldest first:", one JSON value per line below it. */
+export function messagesHeading(shown: number, total: number): string {
+  return shown < total ? `Last ${shown} of ${total} messages, oldest first:` : `${shown === 1 ? 'Message' : 'Messages'}, oldest first:`
+}

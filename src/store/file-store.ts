@@ -1,4 +1,4 @@
-import {readdirSync} from 'node:fs'
+import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {MemError} from '../errors.js'
@@ -8,13 +8,15 @@ import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './durable-file.js'
 import {preMigrationPath} from './format.js'
 import {idAfter, maxId} from './ids.js'
+import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import {PartialImport, type ImportBatch, type ImportResult, type NewCheckpoint, type NewFact, type ScoredFact, type SearchQuery, type Store} from './store.js'
+import {liveDuplicate} from './duplicates.js'
+import {PartialImport, type AddedFact, type AddOptions, type ImportBatch, type ImportResult, type NewCheckpoint, type NewFact, type ScoredFact, type SearchQuery, type Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
@@ -281,8 +283,13 @@ export class FileStore implements Store {
     private readonly options: {shortLived?: boolean} = {},
   ) {}
 
-  async addFact(agent: string, fact: NewFact): Promise<FactRecord> {
-    return this.write(agent, {facts: 'last'}, (tx) => {
+  async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
+    // Looking for a duplicate needs every fact; a turn of a thread is never one (people repeat
+    // themselves in a conversation), so a caller adding turns or allowing copies reads only the last segment.
+    const guard = !options.allowDuplicate && fact.thread === undefined
+    return this.write(agent, {facts: guard ? 'all' : 'last'}, (tx, a) => {
+      const existing = guard ? liveDuplicate(a.facts.records(), fact.content) : undefined
+      if (existing) return {...existing, duplicate: true as const}
       const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
       tx.appendFact(record)
       return record
@@ -290,8 +297,11 @@ export class FileStore implements Store {
   }
 
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+    // An agent nobody wrote to has nothing to find, and a search must not leave a folder (and
+    // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
+    if (!existsSync(this.agent(agent).dir)) return []
     const FactIndex = await loadFactIndex()
-    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until}
+    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until, partial: query.partial}
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     if (this.options.shortLived) {
       const a = this.agent(agent)
@@ -362,8 +372,9 @@ export class FileStore implements Store {
 
   async listAgents(): Promise<string[]> {
     try {
-      return readdirSync(agentsRoot(this.home), {withFileTypes: true})
-        .filter((e) => e.isDirectory() && holdsRecords(join(agentsRoot(this.home), e.name)))
+      const root = agentsRoot(this.home)
+      return readdirSync(root, {withFileTypes: true})
+        .filter((e) => isFolderEntry(root, e) && holdsRecords(join(root, e.name)))
         .flatMap((e) => decodeAgentDir(e.name) ?? [])
         .sort()
     } catch (error) {

@@ -10,6 +10,17 @@ export interface NewFact {
   thread?: string
 }
 
+export interface AddOptions {
+  /** Store a second copy even when a live fact of the agent already says the same. */
+  allowDuplicate?: boolean
+}
+
+/**
+ * The fact stored; or, marked `duplicate`, a copy of the live fact that already said the same
+ * (nothing new was stored). The mark is never part of a stored record.
+ */
+export type AddedFact = FactRecord & {readonly duplicate?: true}
+
 export interface NewCheckpoint {
   state: Record<string, unknown>
   messages?: unknown[]
@@ -23,6 +34,8 @@ export interface SearchQuery {
   tags?: string[]
   since?: string
   until?: string
+  /** The last word is still being typed: it matches the words it starts from its first letter. */
+  partial?: boolean
 }
 
 export interface ScoredFact {
@@ -38,7 +51,12 @@ export interface ScoredFact {
  * Absence is typed: an unknown fact id throws `not_found`, a missing checkpoint `no_checkpoint`.
  */
 export interface Store {
-  addFact(agent: string, fact: NewFact): Promise<FactRecord>
+  /**
+   * Stores a fact, unless it is standalone (no thread) and a live standalone fact of the agent
+   * already holds the same content (compared ignoring case and runs of white space): then that
+   * one is returned, under the same lock.
+   */
+  addFact(agent: string, fact: NewFact, options?: AddOptions): Promise<AddedFact>
   searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]>
   getFact(agent: string, id: string): Promise<FactRecord>
   /** Writes `next` and marks every id in `ids` superseded by it. */

@@ -50,12 +50,12 @@ export function operationsBackend(ctx: OperationContext): Backend {
   return {
     async facts(agent, query) {
       if (query.trim() === '') return (await runOperation(factList, ctx, {agent_id: agent, limit: BROWSE_LIMIT})).facts
-      return (await runOperation(memorySearch, ctx, {agent_id: agent, query, limit: BROWSE_LIMIT})).facts
+      return (await runOperation(memorySearch, ctx, {agent_id: agent, query, limit: BROWSE_LIMIT, as_you_type: true})).facts
     },
     history: (agent, factId) => runOperation(factHistory, ctx, {agent_id: agent, fact_id: factId}),
     agents: async () => (await runOperation(agentList, ctx, {})).agents,
     checkpoints: async (agent) => (await runOperation(checkpointList, ctx, {agent_id: agent, limit: 10_000})).checkpoints,
-    checkpoint: (agent, id) => runOperation(checkpointResume, ctx, {agent_id: agent, checkpoint_id: id}),
+    checkpoint: (agent, id) => runOperation(checkpointResume, ctx, {agent_id: agent, checkpoint_id: id, include_messages: true}),
     add: (agent, content) => reflect({agent_id: agent, action: 'add', content}),
     update: (agent, factId, content) => reflect({agent_id: agent, action: 'update', fact_id: factId, content}),
     remove: (agent, factId) => reflect({agent_id: agent, action: 'delete', fact_id: factId}),

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 
-import {serveDuringSuite} from '../helpers/mcp.js'
+import {serveDuringSuite, TRANSPORTS} from '../helpers/mcp.js'
 import {validateAgainst} from '../helpers/schema.js'
 
-describe('MCP contract (mem mcp serve over stdio, official SDK client)', () => {
-  const suite = serveDuringSuite(['--agent', 'alice'])
+for (const transport of TRANSPORTS) describe(`MCP contract (mem mcp serve over ${transport}, official SDK client)`, () => {
+  const suite = serveDuringSuite(['--agent', 'alice'], transport)
 
   function schemaOf(name: string, which: 'inputSchema' | 'outputSchema'): object {
     const tool = suite.mcp.tools.find((t) => t.name === name)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {serveDuringSuite} from '../helpers/mcp.js'
+import {serveDuringSuite, TRANSPORTS} from '../helpers/mcp.js'
 import {mem} from '../helpers/mem.js'
 
 /**
@@ -8,8 +8,8 @@ import {mem} from '../helpers/mem.js'
  * `mem …` prints exactly the MCP text. Writes make fresh ids and times, so those are
  * compared as placeholders; reads are compared byte for byte.
  */
-describe('CLI and MCP are twins', () => {
-  const suite = serveDuringSuite(['--agent', 'alice'])
+for (const transport of TRANSPORTS) describe(`CLI and MCP are twins (over ${transport})`, () => {
+  const suite = serveDuringSuite(['--agent', 'alice'], transport)
 
   const ID = /[0-9A-HJKMNP-TV-Z]{26}/g
   const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g
@@ -32,8 +32,9 @@ describe('CLI and MCP are twins', () => {
   }
 
   it('memory_add / mem add', async () => {
-    const c = cli(['add', 'Prefers pnpm as package manager', '--tag', 'tooling'])
-    const m = await tool('memory_add', {content: 'Prefers pnpm as package manager', tags: ['tooling']})
+    // The same fact four times on purpose (the searches below rank four equal facts).
+    const c = cli(['add', 'Prefers pnpm as package manager', '--tag', 'tooling', '--allow-duplicate'])
+    const m = await tool('memory_add', {content: 'Prefers pnpm as package manager', tags: ['tooling'], allow_duplicate: true})
     // Two adds ran on each surface (json and plain); compare one of each shape.
     assert.equal(normalize(c.json), normalize(`${JSON.stringify(m.json)}\n`))
     assert.equal(normalize(c.text), normalize(`${m.text}\n`))
@@ -93,7 +94,8 @@ describe('CLI and MCP are twins', () => {
     const r = await suite.mcp.call('checkpoint_resume', {agent_id: 'nobody'})
     const text = (r.content[0] as {text: string}).text
     assert.equal(c.code, 3)
-    assert.equal(c.stderr, `Error: ${text}\n`)
+    assert.equal(c.stderr.split('\n').at(-2), `Error: ${text}`)
+    assert.match(c.stderr, /^mem: no agent nobody; known agents: /)
     assert.deepEqual(JSON.parse(c.stdout), {error: {code: 'no_checkpoint', message: text}})
   })
 })

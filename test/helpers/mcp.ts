@@ -9,8 +9,8 @@ export interface McpSession {
   tools: Tool[]
   call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>
   close: () => Promise<void>
-  /** The server process, for sending it signals. */
-  pid: number
+  /** The server process, for sending it signals (stdio sessions only). */
+  pid?: number
 }
 
 /**
@@ -39,21 +39,36 @@ export async function connectMcp(home: string, options: {args?: string[]; env?: 
   }
 }
 
+export type Transport = 'stdio' | 'http'
+
+/** The transports the contract tests run over: the same checks for each. */
+export const TRANSPORTS: Transport[] = ['stdio', 'http']
+
 /**
- * Starts `mem mcp serve` on a fresh MEM_HOME before the calling suite and stops it after.
+ * Starts `mem mcp serve` on a fresh MEM_HOME before the calling suite and stops it after:
+ * over stdio, or as `mem mcp serve --http` with a token that may use every agent.
  * Call it inside `describe`; read `home` and `mcp` from the returned object in the tests.
  */
-export function serveDuringSuite(args: string[] = []): {home: string; mcp: McpSession} {
+export function serveDuringSuite(args: string[] = [], transport: Transport = 'stdio'): {home: string; mcp: McpSession} {
   const suite = {} as {home: string; mcp: McpSession}
   let cleanup = () => {}
+  let stopHttp = async () => {}
   before(async () => {
     const temp = tempHome()
     cleanup = temp.cleanup
     suite.home = temp.home
-    suite.mcp = await connectMcp(temp.home, {args})
+    if (transport === 'stdio') suite.mcp = await connectMcp(temp.home, {args})
+    else {
+      const {createToken, connectHttp, startHttpServe} = await import('./http.js')
+      const token = createToken(temp.home, ['--name', 'suite'])
+      const served = await startHttpServe(temp.home, args)
+      stopHttp = async () => void (await served.stop())
+      suite.mcp = await connectHttp(served.url, token)
+    }
   })
   after(async () => {
     await suite.mcp?.close()
+    await stopHttp()
     cleanup()
   })
   return suite

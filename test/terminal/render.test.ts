@@ -120,7 +120,7 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
     const agents = unstyled(renderAgents({count: 2, agents: [
       {agent_id: 'alice', facts: 3, superseded: 1, deleted: 0, checkpoints: 2, last_activity: '2026-06-14T12:00:00.000Z'},
       {agent_id: 'bob-the-builder', facts: 10, superseded: 0, deleted: 2, checkpoints: 0},
-    ]}, NOW))
+    ], unreadable: []}, NOW))
     assert.equal(
       agents,
       [
@@ -132,12 +132,14 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
   })
 
   it('resume pretty-prints the state with coloured keys and strings', () => {
-    const out = renderResume({id: A, created_at: '2026-06-08T12:00:00.000Z', state: {task: 'a "quoted" thing', n: 1}, message_count: 2, agent_id: 'alice'}, NOW)
+    const out = renderResume({found: true, id: A, created_at: '2026-06-08T12:00:00.000Z', state: {task: 'a "quoted" thing', n: 1}, message_count: 2, agent_id: 'alice'}, NOW)
     assert.ok(out.includes(`  ${ESC}[34m"task"${ESC}[39m: ${ESC}[32m"a \\"quoted\\" thing"${ESC}[39m,`), out)
     assert.ok(out.includes(`  ${ESC}[34m"n"${ESC}[39m: 1`), out)
     assert.equal(unstyled(out).split('\n').slice(4).join('\n'), JSON.stringify({task: 'a "quoted" thing', n: 1}, null, 2))
     assert.match(unstyled(out), /^saved {4}last week \(2026-06-08T12:00:00.000Z\)$/m)
     assert.equal(unstyled(renderResume({agent_id: 'alice', found: false}, NOW)), 'No checkpoint saved yet · agent alice; starting fresh')
+    const withMessages = renderResume({found: true, id: A, created_at: '2026-06-08T12:00:00.000Z', state: {}, message_count: 3, agent_id: 'alice', messages: [{role: 'user'}]}, NOW)
+    assert.match(unstyled(withMessages), /\nLast 1 of 3 messages, oldest first:\n\{"role":"user"\}$/)
   })
 
   it('relative dates read naturally', () => {

@@ -106,6 +106,7 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
 
   it('SIGSTOP/SIGCONT of a `mem mcp serve` doing parallel memory_add while the CLI adds: 0 lost over 3 rounds, and the server is not wedged', async () => {
     const mcp = await connectMcp(home.home, {args: ['--agent', 's'], env: OLD_STALE})
+    const pid = mcp.pid!
     const acked: string[] = []
     let stop = false
     let serverErrors = 0
@@ -119,14 +120,14 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     try {
       const loops = [0, 1, 2].map(loop)
       for (let round = 0; round < 3; round++) {
-        await untilWriting(home.home, 's', (pid) => pid === mcp.pid)
-        process.kill(mcp.pid, 'SIGSTOP')
+        await untilWriting(home.home, 's', (p) => p === pid)
+        process.kill(pid, 'SIGSTOP')
         const cli = await Promise.all(Array.from({length: 3}, (_, j) => memAsync(home.home, ['add', `cli ${round}.${j}`, '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '2500'}})))
-        process.kill(mcp.pid, 'SIGCONT')
+        process.kill(pid, 'SIGCONT')
         for (const r of cli) {
           const id = ackedId(r)
           if (id) acked.push(id)
-          else assert.match(r.stdout, new RegExp(`"lock_timeout".*mem process ${mcp.pid} has held it`), r.stdout)
+          else assert.match(r.stdout, new RegExp(`"lock_timeout".*mem process ${pid} has held it`), r.stdout)
         }
         await sleep(300)
       }

@@ -75,6 +75,16 @@ describe('mem browse (ink app over a real store)', () => {
     await b.waitFor('thread flat')
   })
 
+  it('matches the word being typed as a prefix from its first letter', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('/', 's', 't')
+    const frame = await b.waitFor((f) => f.includes('/ st') && f.includes('1 fact'), 'the facts that have a word starting with "st"')
+    assert.match(lineOf(frame, 'staging'), /▸/)
+    await b.press('a', 'g', 'i', 'n', 'g', ' ', 'd')
+    await b.waitFor((f) => f.includes('/ staging d') && f.includes('1 fact') && f.includes('staging database'), 'still the staging fact')
+  })
+
   it('says so when nothing matches', async () => {
     const b = open()
     await b.waitFor('3 facts')
@@ -168,8 +178,8 @@ describe('mem browse (ink app over a real store)', () => {
     assert.ok(!frame.includes('Prefers pnpm'), frame)
   })
 
-  it('lists checkpoints and opens one with its state pretty-printed', async () => {
-    await store.saveCheckpoint('alice', {state: {task: 'migrate db', step: 2}, label: 'before lunch', messages: [{role: 'user'}]})
+  it('lists checkpoints and opens one with its state pretty-printed and its messages', async () => {
+    await store.saveCheckpoint('alice', {state: {task: 'migrate db', step: 2}, label: 'before lunch', messages: [{role: 'user', content: 'copy the schema first'}]})
     const b = open()
     await b.waitFor('3 facts')
     await b.press('c')
@@ -178,6 +188,8 @@ describe('mem browse (ink app over a real store)', () => {
     const frame = await b.waitFor('"task": "migrate db"')
     assert.ok(frame.includes('"step": 2'), frame)
     assert.ok(frame.includes('1 message'), frame)
+    assert.ok(frame.includes('Message, oldest first:'), frame)
+    assert.ok(frame.includes('{"role":"user","content":"copy the schema first"}'), frame)
     await b.press(KEYS.escape)
     await b.waitFor('before lunch')
   })

@@ -51,16 +51,20 @@ describe('prose (golden)', () => {
   })
 
   it('memory_add and checkpoint_save: one sentence', () => {
-    assert.equal(memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A}), `Stored fact ${A} for agent alice.`)
+    assert.equal(memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A, duplicate: false}), `Stored fact ${A} for agent alice.`)
+    assert.equal(memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A, duplicate: true}), `Fact ${A} of agent alice already says this; nothing new was stored.`)
     assert.equal(checkpointSave.prose({agent_id: 'alice', checkpoint_id: A, created_at: T}), `Saved checkpoint ${A} for agent alice at ${T}.`)
   })
 
   it('checkpoint_resume: a block with the state as indented JSON', () => {
-    const text = checkpointResume.prose({id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice'})
-    assert.equal(
-      text,
-      [`Checkpoint ${A} (agent alice)`, `Saved: ${T}`, 'Label: mid-task', 'Messages: 2', 'State:', '{', '  "step": 3,', '  "todo": [', '    "x"', '  ]', '}'].join('\n'),
-    )
+    const text = checkpointResume.prose({found: true, id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice'})
+    const block = [`Checkpoint ${A} (agent alice)`, `Saved: ${T}`, 'Label: mid-task', 'Messages: 2', 'State:', '{', '  "step": 3,', '  "todo": [', '    "x"', '  ]', '}']
+    assert.equal(text, block.join('\n'))
+    const messages = [{role: 'user', content: 'hi'}, {role: 'assistant', content: 'hello'}]
+    const withAll = checkpointResume.prose({found: true, id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice', messages})
+    assert.equal(withAll, [...block, 'Messages, oldest first:', '{"role":"user","content":"hi"}', '{"role":"assistant","content":"hello"}'].join('\n'))
+    const withLast = checkpointResume.prose({found: true, id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice', messages: messages.slice(-1)})
+    assert.equal(withLast, [...block, 'Last 1 of 2 messages, oldest first:', '{"role":"assistant","content":"hello"}'].join('\n'))
   })
 
   it('checkpoint_resume: the absence branch', () => {
@@ -69,6 +73,7 @@ describe('prose (golden)', () => {
 
   it('memory_reflect: one sentence per action', () => {
     assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', ok: true, fact_id: A}), `Added fact ${A} for agent alice.`)
+    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', ok: true, fact_id: A, duplicate: true}), `Fact ${A} of agent alice already says this; nothing new was stored.`)
     assert.equal(memoryReflect.prose({action: 'delete', agent: 'alice', ok: true, fact_id: A}), `Deleted fact ${A} for agent alice.`)
     assert.equal(memoryReflect.prose({action: 'update', agent: 'alice', ok: true, fact_id: B, supersedes: [A]}), `Updated fact ${A}: the new version is ${B} (agent alice).`)
     assert.equal(memoryReflect.prose({action: 'merge', agent: 'alice', ok: true, fact_id: C, supersedes: [A, B]}), `Merged facts ${A}, ${B} into ${C} (agent alice).`)

@@ -1,0 +1,113 @@
+import {spawn, type ChildProcess} from 'node:child_process'
+import {request as httpRequest} from 'node:http'
+import {createInterface} from 'node:readline'
+
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+
+import type {McpSession} from './mcp.js'
+import {BIN, childEnv, mem} from './mem.js'
+
+export interface HttpServe {
+  url: string
+  child: ChildProcess
+  /** Every stderr line so far (the server logs one JSON object per line). */
+  logs: string[]
+  /** Sends a signal and resolves with the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+/** Starts the built `mem mcp serve --http` on a free loopback port and waits until it listens. */
+export async function startHttpServe(home: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<HttpServe> {
+  const child = spawn(process.execPath, [BIN, 'mcp', 'serve', '--http', '--port', '0', ...args], {env: childEnv(home, env), stdio: ['ignore', 'ignore', 'pipe']})
+  const logs: string[] = []
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({input: child.stderr!}).on('line', (line) => {
+      logs.push(line)
+      const entry = parseLine(line)
+      if (entry?.event === 'listening') resolve(String(entry.url))
+    })
+    void exited.then((code) => reject(new Error(`mem mcp serve --http exited (${code}) before listening:\n${logs.join('\n')}`)))
+  })
+  return {
+    url,
+    child,
+    logs,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      return exited
+    },
+  }
+}
+
+function parseLine(line: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(line) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+}
+
+/** `mem token create --json …` in `home`; returns the token text. */
+export function createToken(home: string, args: string[] = []): string {
+  const r = mem(home, ['token', 'create', '--json', ...args])
+  if (r.code !== 0) throw new Error(`mem token create failed: ${r.stderr}`)
+  return (JSON.parse(r.stdout) as {token: string}).token
+}
+
+/** The official 1.x SDK client over Streamable HTTP, with the token in the Authorization header. */
+export async function connectHttp(url: string, token: string | undefined): Promise<McpSession> {
+  const headers: Record<string, string> = token === undefined ? {} : {Authorization: `Bearer ${token}`}
+  const transport = new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers}})
+  const client = new Client({name: 'mem-tests-http', version: '1.0.0'})
+  await client.connect(transport)
+  const {tools} = await client.listTools()
+  return {
+    client,
+    tools,
+    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
+    close: () => client.close(),
+  }
+}
+
+/** The 2.x SDK client (@modelcontextprotocol/client), for the same checks. */
+export async function connectHttpV2(url: string, token: string): Promise<Omit<McpSession, 'client'>> {
+  const v2 = await import('@modelcontextprotocol/client')
+  const transport = new v2.StreamableHTTPClientTransport(new URL(url), {requestInit: {headers: {Authorization: `Bearer ${token}`}}})
+  const client = new v2.Client({name: 'mem-tests-http-v2', version: '1.0.0'})
+  await client.connect(transport)
+  const {tools} = await client.listTools()
+  return {
+    tools: tools as McpSession['tools'],
+    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
+    close: () => client.close(),
+  }
+}
+
+/** A raw POST to the server, for what an SDK client would never send. */
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', ...headers},
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+}
+
+/** A POST through node:http, which (unlike fetch) sends the Host header it is given. */
+export function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{status: number; headers: Record<string, unknown>; text: string}> {
+  const text = JSON.stringify(body)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: {'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': Buffer.byteLength(text), ...headers},
+    }, (res) => {
+      let data = ''
+      res.setEncoding('utf8').on('data', (d: string) => (data += d))
+      res.on('end', () => resolve({status: res.statusCode ?? 0, headers: res.headers, text: data}))
+    })
+    req.on('error', reject)
+    req.end(text)
+  })
+}
