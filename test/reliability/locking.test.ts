@@ -137,6 +137,19 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
     assert.equal(mem(home.home, ['add', 'unblocked', '-a', 'alice']).code, 0)
   })
 
+  it('a .lock that is a symbolic link (left or planted) delays no write; doctor reports it and --fix removes the link, not what it points to', () => {
+    const dir = agentDir(home.home, 'alice')
+    const target = join(home.home, 'precious')
+    mkdirSync(target)
+    symlinkSync(target, join(dir, '.lock'))
+    assert.equal(mem(home.home, ['add', 'not blocked', '-a', 'alice'], {env: {MEM_LOCK_TIMEOUT_MS: '500'}}).code, 0)
+    const report = JSON.parse(mem(home.home, ['doctor', '--json']).stdout) as {problems: {kind: string; path: string}[]}
+    assert.deepEqual(report.problems.map((p) => [p.kind, p.path]), [['stale_lock', join(dir, '.lock')]])
+    assert.equal(mem(home.home, ['doctor', '--fix']).code, 0)
+    assert.equal(existsSync(join(dir, '.lock')), false)
+    assert.equal(existsSync(target), true)
+  })
+
   it('an agent folder made read-only (0500): doctor --fix repairs its mode before locking it, not reporting "busy"', () => {
     chmodSync(agentDir(home.home, 'alice'), 0o500)
     // A stale temp file needs the lock to be removed, so the repair must get past the lock.
