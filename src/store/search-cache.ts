@@ -1,5 +1,5 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {endianness} from 'node:os'
 import {join} from 'node:path'
 
@@ -7,6 +7,7 @@ import * as v from 'valibot'
 
 import type {CompactFactIndex, FactIndex as FactIndexClass} from '../search/fact-index.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
+import {isLink} from './links.js'
 import {FactRecord, isLive} from './records.js'
 
 /**
@@ -98,12 +99,16 @@ export interface IndexSource {
 }
 
 export function searchCachePath(agentDir: string): string {
-  return join(agentDir, 'cache', 'search-index.bin')
+  return join(cacheDir(agentDir), 'search-index.bin')
+}
+
+function cacheDir(agentDir: string): string {
+  return join(agentDir, 'cache')
 }
 
 /** Where the JSON index of earlier versions was saved; removed when the new one is. */
 function legacyCachePath(agentDir: string): string {
-  return join(agentDir, 'cache', 'search-index.json')
+  return join(cacheDir(agentDir), 'search-index.json')
 }
 
 export type FactIndexType = typeof FactIndexClass
@@ -129,10 +134,11 @@ function checksum(...parts: Buffer[]): string {
  * `records`: also read the facts' records (a short-lived search shows them from here).
  */
 export function readSaved(agentDir: string, options: {records: boolean}): SavedIndex | undefined {
-  if (SIGNATURE === undefined) return undefined
+  // Through a link, the index could be anyone's (src/store/links.ts): it is rebuilt instead.
+  if (SIGNATURE === undefined || isLink(cacheDir(agentDir))) return undefined
   let fd: number | undefined
   try {
-    fd = openSync(searchCachePath(agentDir), 'r')
+    fd = openSync(searchCachePath(agentDir), constants.O_RDONLY | constants.O_NOFOLLOW)
     const size = fstatSync(fd).size
     const head = readHeader(fd, size)
     if (!head || !usable(head.header)) return undefined
@@ -310,7 +316,9 @@ export function saveIndex(agentDir: string, index: FactIndexClass, source: Index
   try {
     const encoded = encode(index.toCompact(), source)
     if (!encoded) return
-    mkdirSync(join(agentDir, 'cache'), {recursive: true, mode: DIR_MODE})
+    // A copy of every live fact is never written through a linked cache/ (src/store/links.ts).
+    if (isLink(cacheDir(agentDir))) return
+    mkdirSync(cacheDir(agentDir), {recursive: true, mode: DIR_MODE})
     const path = searchCachePath(agentDir)
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     try {
