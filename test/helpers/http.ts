@@ -7,7 +7,7 @@ import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/st
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 
 import type {McpSession} from './mcp.js'
-import {BIN, childEnv, mem} from './mem.js'
+import {BIN, childEnv, mem, memAsync} from './mem.js'
 
 export interface HttpServe {
   url: string
@@ -53,6 +53,13 @@ function parseLine(line: string): Record<string, unknown> | undefined {
 /** `mem token create --json …` in `home`; returns the token text. */
 export function createToken(home: string, args: string[] = []): string {
   const r = mem(home, ['token', 'create', '--json', ...args])
+  if (r.code !== 0) throw new Error(`mem token create failed: ${r.stderr}`)
+  return (JSON.parse(r.stdout) as {token: string}).token
+}
+
+/** The same, run as a separate process, for making many tokens at once. */
+export async function createTokenAsync(home: string, args: string[] = []): Promise<string> {
+  const r = await memAsync(home, ['token', 'create', '--json', ...args])
   if (r.code !== 0) throw new Error(`mem token create failed: ${r.stderr}`)
   return (JSON.parse(r.stdout) as {token: string}).token
 }
