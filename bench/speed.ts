@@ -6,6 +6,8 @@
  *   npm run bench -- --cold-runs 21 --warm-ops 400  more samples
  *   npm run bench -- --million                      also 1,000,000 facts across 100 agents (much longer)
  *   npm run bench -- --sizes none --million         only the million
+ *   npm run bench -- --http                         also HTTP against stdio at 1, 8 and 32 clients (about a minute)
+ *   npm run bench -- --sizes none --http            only that
  *
  * Every series is measured interleaved with its baseline in the same run, so a busy machine
  * slows both alike: whole processes against `node -e 0`, MCP tool calls against the
@@ -20,6 +22,7 @@ import {parseArgs} from 'node:util'
 
 import {mem, nodeBaseline} from './speed/cold.js'
 import {FactGenerator} from './speed/facts.js'
+import {runHttpBench} from './speed/http.js'
 import {runMillion} from './speed/million.js'
 import {seedAgent} from './speed/seed.js'
 import {ms, summarize, table, type Row} from './speed/stats.js'
@@ -31,6 +34,9 @@ const {values: opts} = parseArgs({
     'cold-runs': {type: 'string', default: '15'},
     'warm-ops': {type: 'string', default: '200'},
     million: {type: 'boolean', default: false},
+    http: {type: 'boolean', default: false},
+    'http-clients': {type: 'string', default: '1,8,32'},
+    'http-seconds': {type: 'string', default: '4'},
     keep: {type: 'boolean', default: false},
   },
 })
@@ -127,6 +133,10 @@ try {
     for (const note of notes) console.log(`- ${note}`)
   }
   if (opts.million) console.log(`\n${await runMillion(newHome(), log)}`)
+  if (opts.http) {
+    const levels = opts['http-clients'].split(',').map(Number)
+    console.log(`\n${await runHttpBench(newHome(), {levels, seconds: Number(opts['http-seconds']), facts: 1000}, log)}`)
+  }
 } finally {
   if (!opts.keep) for (const home of homes) rmSync(home, {recursive: true, force: true})
   else log(`kept: ${homes.join(' ')}`)

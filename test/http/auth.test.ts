@@ -151,6 +151,10 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
       for (const key of ['time', 'token', 'tool', 'status', 'ms']) assert.ok(key in l, `${key} in ${JSON.stringify(l)}`)
     }
     assert.ok(lines.some((l) => l.token === 'reader' && l.status === 403))
+    // Each call's outcome lands on its own request's line.
+    const outcomes = (token: string) => new Set(calls.filter((l) => l.token === token).map((l) => JSON.stringify(l.result)))
+    assert.deepEqual(outcomes('alice'), new Set(['["ok"]', '["tool_error"]']))
+    assert.deepEqual(outcomes('full'), new Set(['["ok"]']))
     assert.ok(lines.some((l) => l.status === 401 && l.token === undefined))
     const all = server.logs.join('\n')
     for (const secret of Object.values(tokens)) assert.ok(!all.includes(secret), 'a token reached the log')
