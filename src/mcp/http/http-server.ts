@@ -44,6 +44,8 @@ export interface HttpServeOptions {
 
 export interface RunningHttpServer {
   url: string
+  /** How many tokens the server accepts now. */
+  tokens(): number
   /** Stops accepting, lets the requests under way finish (their writes too), then closes. */
   close(graceMs: number): Promise<{unfinished: number}>
 }
@@ -177,6 +179,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
 
   return {
     url,
+    tokens: () => tokens.count(),
     async close(graceMs) {
       draining = true
       const closed = new Promise<void>((resolve) => http.close(() => resolve()))
