@@ -55,7 +55,7 @@ if (process.argv.includes('--ablate')) {
     memFactIndex('without date boost', {dateBoost: 1}),
     memFactIndex('without neighbour context (and so without the reply rule)', {context: 0}),
     memFactIndex('context reach 1 instead of 2', {contextReach: 1}),
-    memFactIndex('without prefix/fuzzy', {prefixMinLength: 0, fuzzyMinLength: 0}),
+    memFactIndex('without prefix/typo matching', {prefixMinLength: 0, fuzzyMinLength: 0}),
     memFactIndex('without context and date boost (stems + stopwords only)', {context: 0, dateBoost: 1}),
   ]
   const table = ['### Ablation (all questions)', '', '| variant | any@5 | any@10 | frac@5 | frac@10 | MRR@10 |', '| --- | ---: | ---: | ---: | ---: | ---: |']

@@ -24,11 +24,12 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const load = id === undefined ? undefined : Object.hasOwn(specs, id) ? specs[id] : undefined
   if (!load) return false
   // Loaded together, and only for a fast command: `mem --version` and the rest pay for none of it.
-  const [spec, {openContext}, {printResult, reportFailure}, {runOperation}] = await Promise.all([
+  const [spec, {openContext}, {printResult, reportFailure}, {runOperation}, {hintUnknownAgent, namedAgent}] = await Promise.all([
     load(),
     import('./cli/home.js'),
     import('./cli/output.js'),
     import('./ops/operation.js'),
+    import('./cli/unknown-agent.js'),
   ])
   const parsed = parseFastArgv({...jsonFlag, ...spec.flags}, args, spec.words)
   if (!parsed) return false
@@ -39,7 +40,10 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
     if (error.code !== 'EPIPE') throw error
   })
   try {
-    const payload = await runOperation(spec.operation, openContext(flags.agent), await spec.input(words, flags))
+    const ctx = openContext(flags.agent)
+    const input = await spec.input(words, flags)
+    await hintUnknownAgent(spec.operation, ctx, namedAgent(input, flags.agent))
+    const payload = await runOperation(spec.operation, ctx, input)
     printResult(spec.operation, payload, json)
   } catch (error) {
     process.exitCode = reportFailure(error, json)

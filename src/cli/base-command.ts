@@ -2,11 +2,13 @@ import {Command, Errors, type Interfaces} from '@oclif/core'
 import type * as v from 'valibot'
 
 import {MemError} from '../errors.js'
+import type {UnreadableAgent} from '../ops/each-agent.js'
 import {runOperation, type Operation, type OperationContext} from '../ops/index.js'
 import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
-import {printLine, printResult, printText, reportFailure} from './output.js'
+import {hintUnknownAgent, namedAgent} from './unknown-agent.js'
+import {printLine, printResult, printText, reportFailure, reportUnreadable} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
 
@@ -54,8 +56,11 @@ export abstract class MemCommand extends Command {
 
   /** Runs an operation and prints its prose, or its payload under --json. */
   protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, input: Record<string, unknown>, agent?: string): Promise<v.InferOutput<O>> {
-    const payload = await runOperation(op, this.context(agent), input)
+    const ctx = this.context(agent)
+    await hintUnknownAgent(op, ctx, namedAgent(input, agent))
+    const payload = await runOperation(op, ctx, input)
     printResult(op, payload, this.jsonMode)
+    this.exitIfLeftOut((payload as {unreadable?: UnreadableAgent[]}).unreadable ?? [])
     return payload
   }
 
@@ -67,6 +72,12 @@ export abstract class MemCommand extends Command {
   }
 
   /** JSON under --json, exactly; anything else is text of mem's own, inert at a terminal. */
+  /** After a result that had to leave agents out, names them on stderr and ends non-zero. */
+  protected exitIfLeftOut(unreadable: readonly UnreadableAgent[]): void {
+    const code = reportUnreadable(unreadable)
+    if (code !== 0) this.exit(code)
+  }
+
   protected print(text: string): void {
     if (this.jsonMode) printLine(text)
     else printText(text)

@@ -1,6 +1,7 @@
 import type * as v from 'valibot'
 
-import {asMemError, errorJson, exitCodeOf} from '../errors.js'
+import {MemError, asMemError, errorJson, exitCodeOf, type ErrorCode} from '../errors.js'
+import type {UnreadableAgent} from '../ops/each-agent.js'
 import type {Operation} from '../ops/operation.js'
 import {forStream, inertStrings} from './inert-text.js'
 import {renderers} from './render.js'
@@ -33,6 +34,20 @@ export function printText(text: string): void {
 /** An operation's result: its payload under --json, else its prose. */
 export function printResult<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>, json: boolean): void {
   printLine(json ? JSON.stringify(payload) : humanText(op, payload))
+}
+
+/**
+ * The agents an all-agents command left out: each named on stderr with why; returns the exit
+ * code to end with (0 when none), so the healthy agents are listed or exported first.
+ */
+export function reportUnreadable(unreadable: readonly UnreadableAgent[]): number {
+  let code = 0
+  for (const u of unreadable) {
+    const error = new MemError(u.code as ErrorCode, u.message)
+    process.stderr.write(forStream(process.stderr, `Error: agent ${u.agent_id} was left out: ${error.message}\n`))
+    code = Math.max(code, exitCodeOf(error) ?? 1)
+  }
+  return code
 }
 
 /** A failure: `Error: …` on stderr, `{"error": …}` on stdout under --json; returns the exit code. */

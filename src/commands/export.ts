@@ -39,6 +39,7 @@ export default class Export extends MemCommand {
     try {
       if (output === undefined) {
         await writeLinesToStdout(plan.lines(), plan.total, bar.onProgress)
+        this.exitIfLeftOut(plan.summary.missing)
         return plan.summary
       }
       const file = resolve(output)
@@ -46,6 +47,7 @@ export default class Export extends MemCommand {
       bar.stop()
       const summary = {...plan.summary, file}
       this.print(this.jsonMode ? JSON.stringify(summary) : exportProse(summary))
+      this.exitIfLeftOut(summary.missing)
       return summary
     } finally {
       bar.stop()

@@ -5,6 +5,7 @@ import {asMemError} from '../errors.js'
 import {backupPath, DIR_MODE, DurableJsonFile, FILE_MODE, isTempFile} from '../store/durable-file.js'
 import {decodeFile, type Kind} from '../store/format.js'
 import {isLockStale, isStale, lockPath, takeoverPath} from '../store/lock.js'
+import {isFolderEntry, isLink, linkedDataFileFix, linkedDataFileProblem} from '../store/links.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
@@ -27,12 +28,27 @@ export interface AgentFolder {
   dir: string
 }
 
+/** The agents the store lists: folders and links to folders (src/store/links.ts) with a name the store could have made. */
 export function agentFolders(home: string): AgentFolder[] {
-  return entries(agentsRoot(home))
-    .filter((e) => e.isDirectory())
+  const root = agentsRoot(home)
+  return entries(root)
+    .filter((e) => isFolderEntry(root, e))
     .flatMap((e) => {
       const agent = decodeAgentDir(e.name)
-      return agent === undefined ? [] : [{agent, dir: join(agentsRoot(home), e.name)}]
+      return agent === undefined ? [] : [{agent, dir: join(root, e.name)}]
+    })
+}
+
+/** Links in agents/ named like an agent that lead to no folder: the store sees no agent there. */
+function brokenAgentLinks(home: string): Finding[] {
+  const root = agentsRoot(home)
+  return entries(root)
+    .filter((e) => e.isSymbolicLink() && !isFolderEntry(root, e))
+    .flatMap((e) => {
+      const agent = decodeAgentDir(e.name)
+      if (agent === undefined) return []
+      const path = join(root, e.name)
+      return [{kind: 'link' as const, path, agent, problem: `the agent folder is a symbolic link that points to nothing or to no folder, so agent "${agent}" has no memory here`, fix: 'restore the folder it points to, or remove the link', fixed: false}]
     })
 }
 
@@ -43,7 +59,7 @@ export function inspectHome(home: string): Finding[] {
     ...f,
     fix: `if the folder holds nothing but mem's data, run: chmod 700 ${JSON.stringify(home)}`,
   }))
-  return [...homeFindings, ...modeProblem(agentsRoot(home), DIR_MODE, undefined)]
+  return [...homeFindings, ...modeProblem(agentsRoot(home), DIR_MODE, undefined), ...brokenAgentLinks(home)]
 }
 
 /**
@@ -81,8 +97,13 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
     findings.push(...modeProblem(folderPath, DIR_MODE, agent))
     findings.push(...tempFiles(folderPath, agent, options.locked))
     for (const entry of entries(folderPath)) {
-      if (!entry.isFile() || isTempFile(entry.name)) continue
       const path = join(folderPath, entry.name)
+      if (entry.isSymbolicLink() && SEGMENT_NAME.test(entry.name)) {
+        files++
+        findings.push({kind: 'link', path, agent, problem: linkedDataFileProblem(), fix: linkedDataFileFix(path), fixed: false})
+        continue
+      }
+      if (!entry.isFile() || isTempFile(entry.name)) continue
       if (SEGMENT_NAME.test(entry.name)) {
         files++
         const problem = decodeProblem(path, kind, record)
@@ -92,7 +113,28 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
     }
   }
   findings.push(...modeProblem(revisionPath(dir), FILE_MODE, agent))
+  findings.push(...inspectCache(dir, agent))
   return {findings, files}
+}
+
+/** The saved search index's folder: never a link, and no temporary files of searches that died. */
+function inspectCache(dir: string, agent: string): Finding[] {
+  const cache = join(dir, 'cache')
+  if (isLink(cache)) {
+    return [
+      {
+        kind: 'link',
+        path: cache,
+        agent,
+        problem: 'the search index folder is a symbolic link; searches neither read nor save the index through it (it would put a copy of every fact where the link points), so every cold search re-indexes',
+        fix: 'remove the link (what it points to is left alone); the next search saves the index in a folder of its own',
+        fixed: false,
+        repair: () => removeQuietly(cache),
+      },
+    ]
+  }
+  // Searches save the index without the agent's lock, so even under it a live saver's file is left alone.
+  return tempFiles(cache, agent, false, (name) => CACHE_TEMP.test(name))
 }
 
 /** Decodes a data file exactly as the store does; undefined when it is good. */
@@ -129,9 +171,12 @@ function dataFileFinding(path: string, agent: string, kind: Kind, record: typeof
   return finding
 }
 
-function tempFiles(dir: string, agent: string, locked: boolean): Finding[] {
+/** `search-index.bin.<pid>.<hex>.tmp`, as src/store/search-cache.ts names what it is saving. */
+const CACHE_TEMP = /^search-index\.(?:bin|json)\.\d+\.[0-9a-f]+\.tmp$/
+
+function tempFiles(dir: string, agent: string, locked: boolean, isTemp: (name: string) => boolean = isTempFile): Finding[] {
   return entries(dir)
-    .filter((e) => e.isFile() && isTempFile(e.name) && (locked || !writerAlive(e.name)))
+    .filter((e) => e.isFile() && isTemp(e.name) && (locked || !writerAlive(e.name)))
     .map((e) => {
       const path = join(dir, e.name)
       return {kind: 'temp_file' as const, path, agent, problem: 'a temporary file left by a write that never finished (the data file it was meant to replace is intact)', fix: 'remove it', fixed: false, repair: () => removeQuietly(path)}

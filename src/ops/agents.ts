@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 
 import {isLive} from '../store/records.js'
+import {readEachAgent, UnreadableAgent} from './each-agent.js'
 import {Timestamp} from './fields.js'
 import {defineOperation} from './operation.js'
 
@@ -30,12 +31,13 @@ export const agentList = defineOperation({
   output: v.object({
     count: v.number(),
     agents: v.array(AgentSummary),
+    /** Agents whose files could not be read, left out of `agents`; the CLI names them on stderr and exits non-zero. */
+    unreadable: v.array(UnreadableAgent),
   }),
   async handler(ctx) {
+    const {read, unreadable} = await readEachAgent(await ctx.store.listAgents(), async (agent) => ({facts: await ctx.store.listFacts(agent), checkpoints: await ctx.store.listCheckpoints(agent)}))
     const agents = []
-    for (const agent_id of await ctx.store.listAgents()) {
-      const facts = await ctx.store.listFacts(agent_id)
-      const checkpoints = await ctx.store.listCheckpoints(agent_id)
+    for (const {agent: agent_id, value: {facts, checkpoints}} of read) {
       const last = latest([...facts.flatMap((f) => [f.created_at, f.superseded_at, f.deleted_at]), ...checkpoints.map((c) => c.created_at)])
       agents.push({
         agent_id,
@@ -46,15 +48,16 @@ export const agentList = defineOperation({
         ...(last === undefined ? {} : {last_activity: last}),
       })
     }
-    return {count: agents.length, agents}
+    return {count: agents.length, agents, unreadable}
   },
   prose(payload) {
-    if (payload.count === 0) return 'No agents have stored anything yet.'
+    if (payload.count === 0 && payload.unreadable.length === 0) return 'No agents have stored anything yet.'
     const lines = payload.agents.map((a) => {
       const history = a.superseded + a.deleted > 0 ? ` (${a.superseded} replaced, ${a.deleted} deleted)` : ''
       const active = a.last_activity === undefined ? '' : `, last active ${a.last_activity}`
       return `- ${a.agent_id}: ${a.facts} ${a.facts === 1 ? 'fact' : 'facts'}${history}, ${a.checkpoints} ${a.checkpoints === 1 ? 'checkpoint' : 'checkpoints'}${active}`
     })
-    return [`${payload.count} ${payload.count === 1 ? 'agent' : 'agents'}:`, ...lines].join('\n')
+    const left = payload.unreadable.length === 0 ? [] : [`Left out (could not be read): ${payload.unreadable.map((u) => u.agent_id).join(', ')}.`]
+    return [`${payload.count} ${payload.count === 1 ? 'agent' : 'agents'}:`, ...lines, ...left].join('\n')
   },
 })

@@ -21,7 +21,7 @@ export const memorySearch = defineOperation({
   tool: 'memory_search',
   title: 'Search memory',
   description:
-    'Find stored facts that share a word (by stem) with a question or keywords, ranked by BM25 relevance; a fact saved with a thread also brings the turns around it in that thread, marked context_for. ' +
+    'Find stored facts that share a word with a question or keywords (by stem, a word it starts, or a typo), ranked by BM25 relevance with exact words first; a fact saved with a thread also brings the turns around it in that thread, marked context_for. ' +
     'Use it before answering anything that may depend on what you learned earlier: user preferences, project decisions, names, past events. ' +
     'Returns only live facts (not replaced or deleted); each has an id to pass to memory_reflect.',
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
@@ -37,6 +37,9 @@ export const memorySearch = defineOperation({
     tags: v.optional(v.pipe(Tags, v.description('Only return facts that carry every one of these tags.'))),
     since: v.optional(Since),
     until: v.optional(Until),
+    as_you_type: v.optional(
+      v.pipe(v.boolean(), v.description('The query is still being typed (search as you type): its last word, unless a space follows it, also matches the words it starts from its first letter.')),
+    ),
   }),
   output: v.object({
     agent_id: v.string(),
@@ -46,7 +49,7 @@ export const memorySearch = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const hits = await ctx.store.searchFacts(agent_id, {text: input.query, limit: input.limit, tags: input.tags, since: input.since, until: input.until})
+    const hits = await ctx.store.searchFacts(agent_id, {text: input.query, limit: input.limit, tags: input.tags, since: input.since, until: input.until, partial: input.as_you_type})
     const facts = hits.map(({fact, score, contextFor}) => ({
       id: fact.id,
       content: fact.content,

@@ -5,7 +5,8 @@ import {datesInQuery, inAnySpan} from './query-dates.js'
 import {endsWithQuestion} from './questions.js'
 import {Threads} from './threads.js'
 import {topK} from './top-k.js'
-import {analyze} from './tokenize.js'
+import {analyzeWords, queryWords} from './tokenize.js'
+import type {LooseRules} from './loose-match.js'
 
 /** What the index needs to know about a live fact. */
 export interface IndexedFact {
@@ -25,6 +26,8 @@ export interface SearchOptions {
   since?: string
   /** Only facts created strictly before this ISO time. */
   until?: string
+  /** The query is being typed: its last word, unless followed by a space, matches the words it starts from its first letter. */
+  partial?: boolean
 }
 
 export interface Hit {
@@ -39,14 +42,8 @@ export interface Hit {
  * The ranking choices, gathered so the benchmark can switch each one off and show what it is
  * worth. The app uses {@link DEFAULT_TUNING}.
  */
-export interface Tuning {
+export interface Tuning extends LooseRules {
   bm25: Bm25
-  /** Query terms (stems) at least this long also match longer indexed terms they start. 0: off. */
-  prefixMinLength: number
-  /** Query terms (stems) at least this long also match terms one edit away. 0: off. */
-  fuzzyMinLength: number
-  /** Weight of a prefix or fuzzy match relative to an exact match. */
-  weights: {prefix: number; fuzzy: number}
   /** Share of a matching fact's score lent to the fact next to it; share² two steps away. 0: off. */
   context: number
   /** Share of its score a fact that ends with a question lends to the fact after it, its reply. Equal to `context`: off. */
@@ -61,10 +58,14 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   // MiniSearch's defaults (Lucene-like k and b, BM25+ floor d). On LoCoMo other values moved
   // nothing beyond noise, so there is no reason to depart from well-known ones.
   bm25: {k: 1.2, b: 0.7, d: 0.5},
-  // Stems are already normalised, so prefix and fuzzy matching only serve typos and odd
-  // inflections; on short stems they mostly add noise ("car" -> "card"), at a cost.
-  prefixMinLength: 5,
-  fuzzyMinLength: 5,
+  // A word of three letters or more matches the words it starts ("kube", "graf", "terra");
+  // shorter ones would match too much, but for the word being typed in the browser.
+  prefixMinLength: 3,
+  prefixMaxWords: 50,
+  // One typo in a word of four letters or more ("pnmp", "coffe"), two from eight ("migratoin"):
+  // shorter words have too many neighbours one edit away.
+  fuzzyMinLength: 4,
+  fuzzyTwoMinLength: 8,
   // MiniSearch's default weights for looser matches.
   weights: {prefix: 0.375, fuzzy: 0.45},
   // Round numbers, not fitted: a neighbour gets half, two steps away a quarter.
@@ -143,12 +144,15 @@ export class FactIndex {
   }
 
   add(fact: IndexedFact): void {
-    const terms = [...analyze(fact.content), ...analyze(fact.tags.join(' '))]
+    const content = analyzeWords(fact.content)
+    const tags = analyzeWords(fact.tags.join(' '))
+    const terms = [...content.terms, ...tags.terms]
+    const surfaces = [...content.surfaces, ...tags.surfaces]
     const existing = this.slotOf.get(fact.id)
     if (existing !== undefined) {
       // An edited fact keeps its slot; its place in its thread follows its (new) date.
       this.index.remove(existing)
-      this.index.add(existing, terms)
+      this.index.add(existing, terms, surfaces)
       this.threads.unlink(existing)
       this.setMeta(existing, fact.created_at, this.tagSet(fact.tags))
       this.setAsks(existing, endsWithQuestion(fact.content))
@@ -156,7 +160,7 @@ export class FactIndex {
       return
     }
     const slot = this.ids.length
-    this.index.add(slot, terms)
+    this.index.add(slot, terms, surfaces)
     this.ensureSlots(slot + 1)
     this.slotOf.set(fact.id, slot)
     this.ids[slot] = fact.id
@@ -179,7 +183,7 @@ export class FactIndex {
   search(query: string, options: SearchOptions): Hit[] {
     const limit = Number.isFinite(options.limit) ? Math.max(0, Math.floor(options.limit)) : 0
     if (limit === 0 || this.size === 0) return []
-    const terms = analyze(query)
+    const terms = queryWords(query, options.partial)
     // Only stopwords ("what is it?"): nothing to look for, and matching everything would be noise.
     if (terms.length === 0) return []
 

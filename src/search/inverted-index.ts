@@ -1,6 +1,8 @@
 import SearchableMap from 'minisearch/SearchableMap'
 
 import type {Accumulator} from './accumulator.js'
+import {looseMatches, type LooseRules} from './loose-match.js'
+import {toTerm, type QueryWord} from './tokenize.js'
 import {mthLargest} from './top-k.js'
 
 /** BM25+ parameters, as MiniSearch names them: saturation k, length normalisation b, floor d. */
@@ -10,14 +12,8 @@ export interface Bm25 {
   d: number
 }
 
-export interface MatchOptions {
+export interface MatchOptions extends LooseRules {
   bm25: Bm25
-  /** Query terms at least this long also match indexed terms they are a prefix of (0: off). */
-  prefixMinLength: number
-  /** Query terms at least this long also match indexed terms one edit away (0: off). */
-  fuzzyMinLength: number
-  /** Weights of prefix and fuzzy matches relative to an exact match (1). */
-  weights: {prefix: number; fuzzy: number}
 }
 
 export interface MatchLimits {
@@ -55,6 +51,8 @@ interface Postings {
  */
 export interface CompactDocs {
   terms: string[]
+  /** The indexed words whose term differs from them ("deploys" for "deploi"), sorted: typos and prefixes are matched against words as written too. */
+  surfaces: string[]
   offsets: Uint32Array
   pairs: Uint32Array
   lengths: Uint32Array
@@ -81,7 +79,11 @@ interface Reach {
  */
 export class InvertedIndex {
   private readonly dictionary = new Map<string, Postings>()
-  private radix?: SearchableMap<Postings>
+  /** Words as written whose term differs from them; never shrinks (it is bounded by the vocabulary). */
+  private surfaces = new Set<string>()
+  private sortedSurfaces?: readonly string[]
+  /** Terms and surface words, for prefix and typo lookups; a key whose term is gone leads nowhere. */
+  private radix?: SearchableMap<true>
   private readonly byId: (Postings | undefined)[] = []
   /** The dictionary's terms in sorted order, as loaded, until a new term arrives; spares the tree a sort. */
   private sortedTerms?: readonly string[]
@@ -100,8 +102,14 @@ export class InvertedIndex {
     return this.live
   }
 
-  /** Indexes a document under a free `slot` from its analysed terms, repeats included. */
-  add(slot: number, terms: readonly string[]): void {
+  /** Indexes a document under a free `slot` from its analysed terms, repeats included, and the words that stem to other terms. */
+  add(slot: number, terms: readonly string[], surfaces: readonly string[] = []): void {
+    for (const word of surfaces) {
+      if (this.surfaces.has(word)) continue
+      this.surfaces.add(word)
+      this.radix?.set(word, true)
+      this.sortedSurfaces = undefined
+    }
     const counts = new Map<string, number>()
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1)
     let i = this.docs.reserve(counts.size * 2)
@@ -129,7 +137,6 @@ export class InvertedIndex {
       p.dead += 1
       if (p.df === 0) {
         this.dictionary.delete(p.text)
-        this.radix?.delete(p.text)
         this.byId[p.id] = undefined
       } else if (p.dead > p.df) {
         this.sweep(p)
@@ -138,68 +145,6 @@ export class InvertedIndex {
     this.live -= 1
     this.totalLength -= this.lengths[slot]!
     this.lengths[slot] = 0
-  }
-
-  /**
-   * The documents in `slots` as a term table plus, per document, [table index, tf, ...]:
-   * loading that skips tokenising and stemming, most of the cost of indexing.
-   */
-  serialize(slots: readonly number[]): {terms: string[]; docs: number[][]} {
-    const tableIndex = new Map<number, number>()
-    const terms: string[] = []
-    const {arena: pairs, from, to} = this.docs
-    const docs = slots.map((slot) => {
-      const out: number[] = []
-      if (!this.docs.has(slot)) return out
-      for (let i = from[slot]!; i < to[slot]!; i += 2) {
-        const id = pairs[i]!
-        let t = tableIndex.get(id)
-        if (t === undefined) {
-          t = terms.length
-          terms.push(this.byId[id]!.text)
-          tableIndex.set(id, t)
-        }
-        out.push(t, pairs[i + 1]!)
-      }
-      return out
-    })
-    return {terms, docs}
-  }
-
-  /** Rebuilds an index from {@link serialize} output; document i gets slot i. */
-  static deserialize(data: {terms: readonly unknown[]; docs: readonly (readonly unknown[])[]}): InvertedIndex {
-    const index = new InvertedIndex()
-    const table = data.terms.map((text) => {
-      if (typeof text !== 'string') throw new Error('bad term table')
-      const p: Postings = {id: index.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
-      index.byId.push(p)
-      index.dictionary.set(text, p)
-      return p
-    })
-    if (index.dictionary.size !== table.length) throw new Error('bad term table: repeated terms')
-    data.docs.forEach((doc, slot) => {
-      if (!Array.isArray(doc) || doc.length % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
-      const from = index.docs.reserve(doc.length)
-      const pairs = index.docs.arena
-      let length = 0
-      for (let i = 0; i < doc.length; i += 2) {
-        const p = table[doc[i] as number]
-        const tf = doc[i + 1]
-        if (p === undefined || typeof tf !== 'number' || !Number.isInteger(tf) || tf < 1) throw new Error(`bad terms for fact ${slot}`)
-        push(p, slot, tf)
-        p.df += 1
-        pairs[from + i] = p.id
-        pairs[from + i + 1] = tf
-        length += tf
-      }
-      index.attach(slot, from, from + doc.length, length)
-    })
-    for (const p of table) {
-      if (p.df > 0) continue
-      index.dictionary.delete(p.text)
-      index.byId[p.id] = undefined
-    }
-    return index
   }
 
   /** The documents in `slots` as {@link CompactDocs}; terms no listed document holds are left out. */
@@ -228,7 +173,8 @@ export class InvertedIndex {
         pairs[w++] = doc[i + 1]!
       }
     }
-    return {terms, offsets, pairs, lengths, ...invert(terms.length, offsets, pairs)}
+    const surfaces = this.sortedSurfaces ?? [...this.surfaces].sort()
+    return {terms, surfaces: [...surfaces], offsets, pairs, lengths, ...invert(terms.length, offsets, pairs)}
   }
 
   /**
@@ -237,7 +183,7 @@ export class InvertedIndex {
    * damaged one from indexing out of bounds; loading allocates nothing per document.
    */
   static deserializeCompact(data: CompactDocs): InvertedIndex {
-    const {terms, offsets, pairs, lengths, starts, df, postings} = data
+    const {terms, surfaces, offsets, pairs, lengths, starts, df, postings} = data
     const docs = offsets.length - 1
     if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length || lengths.length !== docs) throw new Error('bad document offsets')
     if (starts.length !== terms.length + 1 || df.length !== terms.length || starts[0] !== 0 || starts[terms.length] !== postings.length) throw new Error('bad postings table')
@@ -261,6 +207,9 @@ export class InvertedIndex {
       if (df[t] !== 0) index.dictionary.set(text, p)
     }
     index.sortedTerms = terms
+    for (let i = 0; i < surfaces.length; i++) if (typeof surfaces[i] !== 'string' || (i > 0 && surfaces[i]! <= surfaces[i - 1]!)) throw new Error('bad word list')
+    index.surfaces = new Set(surfaces)
+    index.sortedSurfaces = surfaces
     return index
   }
 
@@ -274,15 +223,21 @@ export class InvertedIndex {
    * found: a word in half of 100,000 facts then costs a scan of its postings, not 50,000 new
    * candidates. {@link scoreUnseen} scores the documents this skipped, when the caller needs one.
    */
-  match(queryTerms: readonly string[], options: MatchOptions, acc: Accumulator, limits: MatchLimits): void {
+  match(queryWords: readonly QueryWord[], options: MatchOptions, acc: Accumulator, limits: MatchLimits): void {
     this.late = new Map()
-    if (this.termStamp.length < queryTerms.length) this.termStamp = new Float64Array(queryTerms.length)
+    // One entry per distinct term (a word being typed counts as its own).
+    const distinct = new Map<string, QueryWord>()
+    for (const w of queryWords) {
+      const key = w.partial || w.term === undefined ? `\u0000${w.surface}` : w.term
+      if (!distinct.has(key)) distinct.set(key, w)
+    }
+    if (this.termStamp.length < distinct.size) this.termStamp = new Float64Array(distinct.size)
     if (this.live === 0) return
     const {k, b, d} = options.bm25
     const avgLength = this.totalLength / this.live || 1
     this.lastNorm = {k, b, d, avgLength}
-    const terms = [...new Set(queryTerms)].map((term, q) => {
-      const reach = this.expand(term, q, options)
+    const terms = [...distinct.values()].map((word, q) => {
+      const reach = this.expand(word, q, options)
       // No document gets more from a term than this: tf saturates below k + 1.
       const bound = reach.reduce((sum, r) => sum + r.weight * (d + k + 1), 0)
       return {reach, bound}
@@ -346,31 +301,39 @@ export class InvertedIndex {
     return sum * matched
   }
 
-  /** The postings a query term reaches (exact, then prefix and fuzzy variants), with their weights. */
-  private expand(term: string, q: number, options: MatchOptions): Reach[] {
-    const found: [Postings, number][] = []
-    const exact = this.dictionary.get(term)
-    if (exact) found.push([exact, 1])
-    const seen = new Set<string>([term])
-    if (options.prefixMinLength > 0 && term.length >= options.prefixMinLength) {
-      for (const [other, p] of this.tree().atPrefix(term)) {
-        if (seen.has(other)) continue
-        seen.add(other)
-        found.push([p, (options.weights.prefix * other.length) / (other.length + 0.3 * (other.length - term.length))])
+  /**
+   * The postings a query word reaches, with their weights (idf included): its term exactly, then
+   * the words it starts and the words a typo away (see loose-match.ts). A looser match never
+   * counts more than half of what the word's own term would: exact matches rank first.
+   */
+  private expand(word: QueryWord, q: number, options: MatchOptions): Reach[] {
+    const weights = new Map<Postings, number>()
+    const exact = word.term === undefined ? undefined : this.dictionary.get(word.term)
+    if (exact) weights.set(exact, 1)
+    if (this.live > 0 && (options.prefixMinLength > 0 || options.fuzzyMinLength > 0)) {
+      for (const {key, weight} of looseMatches(word, this.tree(), options, exact !== undefined, (key) => this.postingsOfKey(key).length > 0)) {
+        for (const p of this.postingsOfKey(key)) if ((weights.get(p) ?? 0) < weight) weights.set(p, weight)
       }
     }
-    if (options.fuzzyMinLength > 0 && term.length >= options.fuzzyMinLength) {
-      for (const [other, [p, distance]] of this.tree().fuzzyGet(term, 1)) {
-        if (seen.has(other)) continue
-        seen.add(other)
-        found.push([p, (options.weights.fuzzy * other.length) / (other.length + distance)])
-      }
-    }
-    return found.map(([p, weight]) => {
+    const idfOf = (p: Postings) => Math.log(1 + (this.live - p.df + 0.5) / (p.df + 0.5))
+    const cap = exact ? idfOf(exact) / 2 : Number.POSITIVE_INFINITY
+    return [...weights].map(([p, weight]) => {
       if (p.dead > 0) this.sweep(p)
-      const idf = Math.log(1 + (this.live - p.df + 0.5) / (p.df + 0.5))
-      return {p, weight: weight * idf, q}
+      return {p, weight: p === exact ? idfOf(p) : Math.min(weight * idfOf(p), cap), q}
     })
+  }
+
+  /** The live postings a tree key leads to: the key as a term, and the term of the key as a word. */
+  private postingsOfKey(key: string): Postings[] {
+    const out: Postings[] = []
+    const asTerm = this.dictionary.get(key)
+    if (asTerm) out.push(asTerm)
+    if (this.surfaces.has(key)) {
+      const stem = toTerm(key)
+      const viaWord = stem === null ? undefined : this.dictionary.get(stem)
+      if (viaWord && viaWord !== asTerm) out.push(viaWord)
+    }
+    return out
   }
 
   /** BM25+'s term-frequency part for one document. */
@@ -408,10 +371,11 @@ export class InvertedIndex {
   }
 
   /** The radix tree over the terms, for prefix and fuzzy lookups; built when first needed. */
-  private tree(): SearchableMap<Postings> {
+  private tree(): SearchableMap<true> {
     if (!this.radix) {
       const terms = this.sortedTerms?.filter((text) => this.dictionary.has(text)) ?? [...this.dictionary.keys()].sort()
-      this.radix = new SearchableMap<Postings>(radixTree(terms, (term) => this.dictionary.get(term)!))
+      const surfaces = this.sortedSurfaces ?? [...this.surfaces].sort()
+      this.radix = new SearchableMap<true>(radixTree(mergeSorted(terms, surfaces), () => true))
     }
     return this.radix
   }
@@ -436,7 +400,7 @@ export class InvertedIndex {
       p = {id: this.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
       this.byId.push(p)
       this.dictionary.set(text, p)
-      this.radix?.set(text, p)
+      this.radix?.set(text, true)
       this.sortedTerms = undefined
     }
     return p
@@ -468,6 +432,18 @@ function wantthBestSoFar(acc: Accumulator, want: number): number {
 }
 
 const EMPTY = new Uint32Array(0)
+
+/** Two sorted lists as one sorted list without repeats. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!
+    if (out.length === 0 || out[out.length - 1] !== next) out.push(next)
+  }
+  return out
+}
 
 /** Appends one document to a term's postings, growing them by half when full. */
 /**

@@ -50,3 +50,40 @@ export function analyze(text: string): string[] {
   }
   return terms
 }
+
+/** A text's terms, and the words that stem to something other than themselves ("deploys" → "deploi"). */
+export function analyzeWords(text: string): {terms: string[]; surfaces: string[]} {
+  const terms: string[] = []
+  const surfaces: string[] = []
+  for (const token of tokenize(text)) {
+    const term = toTerm(token)
+    if (!term) continue
+    terms.push(term)
+    if (term !== token) surfaces.push(token)
+  }
+  return {terms, surfaces}
+}
+
+/** One word of a query: as typed (lower case, folded), its term (undefined for a stopword), and whether it is still being typed. */
+export interface QueryWord {
+  surface: string
+  term: string | undefined
+  partial: boolean
+}
+
+/**
+ * A query's words, stopwords left out, repeats kept. With `partialLast`, a last word not yet
+ * followed by a space or punctuation is being typed: it is kept even if it is a stopword so
+ * far ("the" on the way to "theme").
+ */
+export function queryWords(text: string, partialLast = false): QueryWord[] {
+  const tokens = tokenize(text)
+  const typing = partialLast && tokens.length > 0 && /[\p{L}\p{M}\p{N}]$/u.test(text)
+  const words: QueryWord[] = []
+  tokens.forEach((token, i) => {
+    const partial = typing && i === tokens.length - 1
+    const term = toTerm(token) ?? undefined
+    if (term !== undefined || partial) words.push({surface: token, term, partial})
+  })
+  return words
+}

@@ -1,4 +1,4 @@
-import {mkdirSync, readdirSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync} from 'node:fs'
 
 import {MemError} from '../errors.js'
 import type {FactIndex, Hit, SearchOptions} from '../search/fact-index.js'
@@ -7,6 +7,7 @@ import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {DIR_MODE, keepCopy} from './durable-file.js'
 import {preMigrationPath} from './format.js'
 import {newId} from './ids.js'
+import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
@@ -245,8 +246,11 @@ export class FileStore implements Store {
   }
 
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+    // An agent nobody wrote to has nothing to find, and a search must not leave a folder (and
+    // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
+    if (!existsSync(this.agent(agent).dir)) return []
     const FactIndex = await loadFactIndex()
-    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until}
+    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until, partial: query.partial}
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     if (this.options.shortLived) {
       const a = this.agent(agent)
@@ -315,8 +319,9 @@ export class FileStore implements Store {
 
   async listAgents(): Promise<string[]> {
     try {
-      return readdirSync(agentsRoot(this.home), {withFileTypes: true})
-        .filter((e) => e.isDirectory())
+      const root = agentsRoot(this.home)
+      return readdirSync(root, {withFileTypes: true})
+        .filter((e) => isFolderEntry(root, e))
         .flatMap((e) => decodeAgentDir(e.name) ?? [])
         .sort()
     } catch (error) {

@@ -1,5 +1,5 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {endianness} from 'node:os'
 import {join} from 'node:path'
 
@@ -7,6 +7,7 @@ import * as v from 'valibot'
 
 import type {CompactFactIndex, FactIndex as FactIndexClass} from '../search/fact-index.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
+import {isLink} from './links.js'
 import {FactRecord, isLive} from './records.js'
 
 /**
@@ -31,7 +32,7 @@ export const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'st
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
-const VERSION = 5
+const VERSION = 6
 
 /** A fact segment the saved index was made from, with its cache key at the time. */
 export interface SavedSegment {
@@ -41,7 +42,8 @@ export interface SavedSegment {
 
 /**
  * The file: one line of JSON (this header), then two parts, each behind its own checksum. The
- * index part: ids, terms, creation times and thread names as UTF-8 text, one per line; the
+ * index part: ids, terms, words as written (those that stem to another term), creation times
+ * and thread names as UTF-8 text, one per line; the
  * distinct tag lists as one JSON array; zero padding to a multiple of 8 bytes; the creation
  * times as 64-bit floats; 32-bit integers (document offsets; for each fact its segment, its tag
  * list, its thread (0: none, else 1 + its line), where its record starts and its length; the
@@ -60,7 +62,7 @@ interface Header {
   endian: 'LE' | 'BE'
   segments: SavedSegment[]
   /** Byte lengths of the index part's text blocks, and of the two parts. */
-  bytes: {ids: number; terms: number; dates: number; threads: number; tags: number; index: number; records: number}
+  bytes: {ids: number; terms: number; words: number; dates: number; threads: number; tags: number; index: number; records: number}
   /** SHA-256 (hex, first 32 digits) of each part. */
   checksums: {index: string; records: string}
   /** Counts of ids, terms, pair integers and postings integers. */
@@ -97,12 +99,16 @@ export interface IndexSource {
 }
 
 export function searchCachePath(agentDir: string): string {
-  return join(agentDir, 'cache', 'search-index.bin')
+  return join(cacheDir(agentDir), 'search-index.bin')
+}
+
+function cacheDir(agentDir: string): string {
+  return join(agentDir, 'cache')
 }
 
 /** Where the JSON index of earlier versions was saved; removed when the new one is. */
 function legacyCachePath(agentDir: string): string {
-  return join(agentDir, 'cache', 'search-index.json')
+  return join(cacheDir(agentDir), 'search-index.json')
 }
 
 export type FactIndexType = typeof FactIndexClass
@@ -128,10 +134,11 @@ function checksum(...parts: Buffer[]): string {
  * `records`: also read the facts' records (a short-lived search shows them from here).
  */
 export function readSaved(agentDir: string, options: {records: boolean}): SavedIndex | undefined {
-  if (SIGNATURE === undefined) return undefined
+  // Through a link, the index could be anyone's (src/store/links.ts): it is rebuilt instead.
+  if (SIGNATURE === undefined || isLink(cacheDir(agentDir))) return undefined
   let fd: number | undefined
   try {
-    fd = openSync(searchCachePath(agentDir), 'r')
+    fd = openSync(searchCachePath(agentDir), constants.O_RDONLY | constants.O_NOFOLLOW)
     const size = fstatSync(fd).size
     const head = readHeader(fd, size)
     if (!head || !usable(head.header)) return undefined
@@ -179,18 +186,19 @@ function usable(h: unknown): h is Header {
   const header = h as Header
   if (header?.format !== FORMAT || header.version !== VERSION || header.signature !== SIGNATURE || header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return false
   if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null || typeof header.checksums !== 'object' || header.checksums === null) return false
-  const {ids, terms, dates, threads, tags, index, records} = header.bytes
-  return [ids, terms, dates, threads, tags, index, records, header.ids, header.terms, header.pairs, header.postings].every((n) => Number.isSafeInteger(n) && n >= 0)
+  const {ids, terms, words, dates, threads, tags, index, records} = header.bytes
+  return [ids, terms, words, dates, threads, tags, index, records, header.ids, header.terms, header.pairs, header.postings].every((n) => Number.isSafeInteger(n) && n >= 0)
 }
 
 function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Array, records: Buffer | undefined): SavedIndex | undefined {
   const n = h.ids
-  const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.dates + h.bytes.threads + h.bytes.tags
+  const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.words + h.bytes.dates + h.bytes.threads + h.bytes.tags
   if (part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + n + 1 + n + h.terms + 1 + h.terms) + n)) return undefined
   let at = 0
   const text = (length: number): string => part.toString('utf8', at, (at += length))
   const ids = lines(text(h.bytes.ids))
   const terms = lines(text(h.bytes.terms))
+  const surfaces = lines(text(h.bytes.words))
   const datesAt = at
   at += h.bytes.dates
   const threads = lines(text(h.bytes.threads))
@@ -221,7 +229,7 @@ function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Arr
 
   const recordText = (slot: number): string | undefined => records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
-    index: {ids, terms, offsets, pairs, lengths, starts, df, postings, times, tagLists, tagOf, asks, threads, threadOf},
+    index: {ids, terms, surfaces, offsets, pairs, lengths, starts, df, postings, times, tagLists, tagOf, asks, threads, threadOf},
     createdAt() {
       const createdAt = lines(part.toString('utf8', datesAt, datesAt + h.bytes.dates))
       if (createdAt.length !== n) throw new Error('the creation times do not match the facts')
@@ -257,7 +265,7 @@ function align8(n: number): number {
 
 function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined {
   // One per line: an id, term or time holding a line break cannot be saved (none should).
-  if ([data.ids, data.terms, data.createdAt, data.threads].some((list) => list.some((text) => text.includes('\n')))) return undefined
+  if ([data.ids, data.terms, data.surfaces, data.createdAt, data.threads].some((list) => list.some((text) => text.includes('\n')))) return undefined
   if (data.threads.includes('')) return undefined
   const n = data.ids.length
   const segmentAt = new Map(source.segments.map((s, i) => [s.name, i]))
@@ -273,7 +281,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     recordTexts.push(text)
     recordStart[slot + 1] = recordStart[slot]! + text.length
   }
-  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.createdAt.join('\n'), data.threads.join('\n'), JSON.stringify(data.tagLists)].map((t) => Buffer.from(t, 'utf8'))
+  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.surfaces.join('\n'), data.createdAt.join('\n'), data.threads.join('\n'), JSON.stringify(data.tagLists)].map((t) => Buffer.from(t, 'utf8'))
   const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
   const numbers = [data.times, data.offsets, segmentOf, data.tagOf, data.threadOf, recordStart, data.lengths, data.starts, data.df, data.asks].map(bytes)
@@ -287,7 +295,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     signature: SIGNATURE!,
     endian: LITTLE_ENDIAN ? 'LE' : 'BE',
     segments: source.segments,
-    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, dates: texts[2]!.length, threads: texts[3]!.length, tags: texts[4]!.length, index: part.length, records: records.length},
+    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, words: texts[2]!.length, dates: texts[3]!.length, threads: texts[4]!.length, tags: texts[5]!.length, index: part.length, records: records.length},
     checksums: {index: checksum(part), records: checksum(records)},
     ids: n,
     terms: data.terms.length,
@@ -308,7 +316,9 @@ export function saveIndex(agentDir: string, index: FactIndexClass, source: Index
   try {
     const encoded = encode(index.toCompact(), source)
     if (!encoded) return
-    mkdirSync(join(agentDir, 'cache'), {recursive: true, mode: DIR_MODE})
+    // A copy of every live fact is never written through a linked cache/ (src/store/links.ts).
+    if (isLink(cacheDir(agentDir))) return
+    mkdirSync(cacheDir(agentDir), {recursive: true, mode: DIR_MODE})
     const path = searchCachePath(agentDir)
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
     try {

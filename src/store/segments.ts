@@ -6,6 +6,7 @@ import type * as v from 'valibot'
 
 import {DIR_MODE, DurableJsonFile, fileIdentity} from './durable-file.js'
 import {decodeFile, encodeFile, type Kind} from './format.js'
+import {isLink, refuseLinkedDataFile} from './links.js'
 import {inside} from './paths.js'
 
 export interface SegmentSpec<T> {
@@ -62,11 +63,14 @@ export class SegmentedFiles<T> {
    * so a new version has a new inode as well as a new time. Undefined when the file is gone.
    */
   fingerprint(name: string): string | undefined {
-    return fileIdentity(this.path(name))
+    const path = this.path(name)
+    // A segment swapped for a link to the very same file must not pass for it: it is read again, and refused.
+    return isLink(path) ? `link:${fileIdentity(path) ?? '-'}` : fileIdentity(path)
   }
 
   read(name: string): Segment<T> & {migrated: boolean; version?: number} {
     const path = this.path(name)
+    refuseLinkedDataFile(path)
     const db = new LowSync<unknown>(new DurableJsonFile(path), null)
     db.read()
     if (db.data === null) return {name, records: [], bytes: 0, migrated: false}

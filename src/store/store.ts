@@ -33,6 +33,8 @@ export interface SearchQuery {
   tags?: string[]
   since?: string
   until?: string
+  /** The last word is still being typed: it matches the words it starts from its first letter. */
+  partial?: boolean
 }
 
 export interface ScoredFact {

@@ -26,6 +26,8 @@ export const HeaderLine = v.object({
   version: v.pipe(v.number(), v.integer(), v.minValue(1)),
   exported_at: v.optional(v.string()),
   mem_version: v.optional(v.string()),
+  /** Agents `mem export --all` had to leave out, and why. */
+  missing: v.optional(v.array(v.object({agent_id: v.string(), code: v.string(), message: v.string()}))),
 })
 export type HeaderLine = v.InferOutput<typeof HeaderLine>
 

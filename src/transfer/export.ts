@@ -2,6 +2,7 @@ import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
+import {readEachAgent, UnreadableAgent} from '../ops/each-agent.js'
 import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
 import type {CheckpointRecord, FactRecord} from '../store/store.js'
 import {EXPORT_FORMAT, EXPORT_VERSION, checkpointLine, exportJson, factLine, headerLine} from './export-format.js'
@@ -20,6 +21,8 @@ export const ExportSummary = v.object({
   agents: v.array(v.object({agent_id: v.string(), facts: v.number(), checkpoints: v.number()})),
   facts: v.number(),
   checkpoints: v.number(),
+  /** Agents left out because their files could not be read (the header line lists them too). */
+  missing: v.array(UnreadableAgent),
   /** Where the lines went, when not stdout. */
   file: v.optional(v.string()),
 })
@@ -48,21 +51,24 @@ export async function planExport(ctx: OperationContext, raw: ExportInput, memVer
     }
     agents = [agent]
   }
-  const data: {agent: string; facts: FactRecord[]; checkpoints: CheckpointRecord[]}[] = []
-  for (const agent of agents) data.push({agent, facts: await ctx.store.listFacts(agent), checkpoints: await ctx.store.listCheckpoints(agent)})
+  const read = async (agent: string) => ({agent, facts: await ctx.store.listFacts(agent), checkpoints: await ctx.store.listCheckpoints(agent)})
+  // One agent alone fails as it always did; with --all a damaged agent is left out and named.
+  const {read: done, unreadable: missing} = input.all ? await readEachAgent(agents, read) : {read: [{value: await read(agents[0]!)}], unreadable: []}
+  const data: {agent: string; facts: FactRecord[]; checkpoints: CheckpointRecord[]}[] = done.map((d) => d.value)
   const summary: ExportSummary = {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     agents: data.map((d) => ({agent_id: d.agent, facts: d.facts.length, checkpoints: d.checkpoints.length})),
     facts: data.reduce((n, d) => n + d.facts.length, 0),
     checkpoints: data.reduce((n, d) => n + d.checkpoints.length, 0),
+    missing,
   }
   const exportedAt = new Date().toISOString()
   return {
     summary,
     total: summary.facts + summary.checkpoints,
     *lines() {
-      yield exportJson(headerLine(memVersion, exportedAt))
+      yield exportJson({...headerLine(memVersion, exportedAt), ...(missing.length > 0 ? {missing} : {})})
       for (const d of data) {
         for (const fact of d.facts) yield exportJson(factLine(d.agent, fact))
         for (const cp of d.checkpoints) yield exportJson(checkpointLine(d.agent, cp))
@@ -73,5 +79,6 @@ export async function planExport(ctx: OperationContext, raw: ExportInput, memVer
 
 export function exportProse(summary: ExportSummary): string {
   const who = summary.agents.length === 1 ? `agent ${summary.agents[0]!.agent_id}` : plural(summary.agents.length, 'agent')
-  return `Exported ${plural(summary.facts, 'fact')} and ${plural(summary.checkpoints, 'checkpoint')} of ${who}${summary.file ? ` to ${summary.file}` : ''}.`
+  const left = summary.missing.length === 0 ? '' : ` Left out ${plural(summary.missing.length, 'agent')} that could not be read: ${summary.missing.map((m) => m.agent_id).join(', ')}.`
+  return `Exported ${plural(summary.facts, 'fact')} and ${plural(summary.checkpoints, 'checkpoint')} of ${who}${summary.file ? ` to ${summary.file}` : ''}.${left}`
 }

@@ -50,7 +50,7 @@ export function operationsBackend(ctx: OperationContext): Backend {
   return {
     async facts(agent, query) {
       if (query.trim() === '') return (await runOperation(factList, ctx, {agent_id: agent, limit: BROWSE_LIMIT})).facts
-      return (await runOperation(memorySearch, ctx, {agent_id: agent, query, limit: BROWSE_LIMIT})).facts
+      return (await runOperation(memorySearch, ctx, {agent_id: agent, query, limit: BROWSE_LIMIT, as_you_type: true})).facts
     },
     history: (agent, factId) => runOperation(factHistory, ctx, {agent_id: agent, fact_id: factId}),
     agents: async () => (await runOperation(agentList, ctx, {})).agents,

@@ -64,7 +64,8 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
     const r = mem(home.home, ['resume', '--agent', 'erin'])
     assert.equal(r.code, 3)
     assert.equal(r.stdout, '')
-    assert.equal(r.stderr, 'Error: No checkpoint found for agent "erin".\n')
+    // The not-found text stays as it was; the line before it says erin has stored nothing at all.
+    assert.match(r.stderr, /^mem: no agent erin; known agents: [^\n]*\nError: No checkpoint found for agent "erin"\.\n$/)
     const j = mem(home.home, ['resume', '--agent', 'erin', '--json'])
     assert.deepEqual(JSON.parse(j.stdout), {error: {code: 'no_checkpoint', message: 'No checkpoint found for agent "erin".'}})
     const e = mem(home.home, ['resume', '--agent', 'erin', '--on-missing', 'empty', '--json'])

@@ -94,7 +94,8 @@ for (const transport of TRANSPORTS) describe(`CLI and MCP are twins (over ${tran
     const r = await suite.mcp.call('checkpoint_resume', {agent_id: 'nobody'})
     const text = (r.content[0] as {text: string}).text
     assert.equal(c.code, 3)
-    assert.equal(c.stderr, `Error: ${text}\n`)
+    assert.equal(c.stderr.split('\n').at(-2), `Error: ${text}`)
+    assert.match(c.stderr, /^mem: no agent nobody; known agents: /)
     assert.deepEqual(JSON.parse(c.stdout), {error: {code: 'no_checkpoint', message: text}})
   })
 })

@@ -54,6 +54,51 @@ describe('FactIndex ranking', () => {
     assert.equal(top(index, 'integraton tests'), 'F0005')
   })
 
+  it('matches one typo from four letters, two from eight, and a transposition as one', () => {
+    const typos = indexOf(spaced(['We deploy with Terraform', 'Prefers pnpm', 'The coffee machine is on floor three', 'Lunch is at noon', 'the migration finished']))
+    for (const [query, want] of [
+      ['terrafrom', 'F0000'],
+      ['pnmp', 'F0001'],
+      ['coffe', 'F0002'],
+      ['lnch', 'F0003'],
+      ['migratoin', 'F0004'],
+      ['migratn', 'F0004'],
+    ] as const) {
+      assert.equal(top(typos, query), want, query)
+    }
+    // Three letters is too short for a typo (but not for a prefix), seven too short for two.
+    assert.equal(top(typos, 'pnp'), 'F0001')
+    assert.equal(top(typos, 'lnc'), undefined)
+    assert.equal(top(typos, 'migrtn'), undefined)
+    // Numbers have no typos.
+    assert.equal(top(indexOf(spaced(['released in 2024'])), '2023'), undefined)
+  })
+
+  it('matches the words a query word of three letters or more starts; a word being typed from its first letter', () => {
+    const words = indexOf(spaced(['Cluster runs Kubernetes', 'Dashboards live in Grafana', 'Lunch is at noon']))
+    assert.equal(top(words, 'kube'), 'F0000')
+    assert.equal(top(words, 'graf'), 'F0001')
+    assert.equal(top(words, 'gr'), undefined)
+    assert.deepEqual(
+      words.search('gr', {limit: 5, partial: true}).map((h) => h.id),
+      ['F0001'],
+    )
+    // A finished word (a space after it) is not a prefix; a stopword being typed is.
+    assert.deepEqual(words.search('gr ', {limit: 5, partial: true}), [])
+    assert.deepEqual(
+      words.search('no', {limit: 5, partial: true}).map((h) => h.id),
+      ['F0002'],
+    )
+  })
+
+  it('ranks exact matches above looser ones, even when the looser word is rarer', () => {
+    const cars = indexOf(spaced([...Array.from({length: 20}, (_, i) => `the car number ${i}`), 'a carburetor part']))
+    const hits = cars.search('car', {limit: 25})
+    assert.equal(hits.length, 21)
+    assert.equal(hits.at(-1)?.id, 'F0020', 'the prefix match comes last')
+    assert.ok(hits.at(-2)!.score > hits.at(-1)!.score)
+  })
+
   it('scores are positive, finite and in non-increasing order', () => {
     const hits = index.search('the team and the user and the tests', {limit: 10})
     assert.ok(hits.length > 1)
@@ -364,7 +409,14 @@ describe('FactIndex properties', () => {
       tagged: fc.boolean(),
       thread: fc.constantFrom(undefined, 'one', 'one', 'two'),
     })
-    const query = fc.record({words: fc.array(word, {minLength: 1, maxLength: 4}), limit: fc.integer({min: 1, max: 6}), tagged: fc.boolean()})
+    // Queries also hold typos (a swap, a letter missing or added), prefixes, and a word being typed.
+    const typo = fc.constantFrom('alpah', 'delat', 'bravoo', 'foxtrto', 'charlei', 'golfers', 'hotl', 'alp', 'del', 'ju', 'echoes')
+    const query = fc.record({
+      words: fc.array(fc.oneof({weight: 3, arbitrary: word}, {weight: 1, arbitrary: typo}), {minLength: 1, maxLength: 4}),
+      limit: fc.integer({min: 1, max: 6}),
+      tagged: fc.boolean(),
+      partial: fc.boolean(),
+    })
     fc.assert(
       fc.property(fc.array(fact, {minLength: 1, maxLength: 80}), fc.array(fc.nat(), {maxLength: 8}), fc.array(query, {minLength: 1, maxLength: 8}), (facts, removals, queries) => {
         const index = new FactIndex()
@@ -392,7 +444,7 @@ describe('FactIndex properties', () => {
         // A copy saved and loaded again ranks the same, also after both gain a fact and lose one.
         const loaded = FactIndex.fromCompact(index.toCompact())
         for (const q of queries) {
-          const options = q.tagged ? {tags: ['x']} : {}
+          const options = {...(q.tagged ? {tags: ['x']} : {}), partial: q.partial}
           const got = index.search(q.words.join(' '), {limit: q.limit, ...options})
           assert.deepEqual(loaded.search(q.words.join(' '), {limit: q.limit, ...options}), got)
           const want = ref.scores(q.words.join(' '), options)

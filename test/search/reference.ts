@@ -1,7 +1,7 @@
 import {DEFAULT_TUNING, type IndexedFact, type SearchOptions, type Tuning} from '../../src/search/fact-index.js'
 import {datesInQuery, inAnySpan} from '../../src/search/query-dates.js'
 import {endsWithQuestion} from '../../src/search/questions.js'
-import {analyze} from '../../src/search/tokenize.js'
+import {analyze, analyzeWords, queryWords, toTerm} from '../../src/search/tokenize.js'
 
 /**
  * The ranking FactIndex documents, computed the slow obvious way: every fact scored against
@@ -10,6 +10,8 @@ import {analyze} from '../../src/search/tokenize.js'
 export class ReferenceIndex {
   private facts: (IndexedFact & {terms: string[]; time: number; asks: boolean})[] = []
   private readonly tuning: Tuning
+  /** Every word as written that stemmed to another term, ever: like the index, this never shrinks. */
+  private readonly surfaces = new Set<string>()
 
   constructor(tuning: Partial<Tuning> = {}) {
     this.tuning = {...DEFAULT_TUNING, ...tuning}
@@ -17,6 +19,7 @@ export class ReferenceIndex {
 
   add(fact: IndexedFact): void {
     const terms = [...analyze(fact.content), ...analyze(fact.tags.join(' '))]
+    for (const w of [...analyzeWords(fact.content).surfaces, ...analyzeWords(fact.tags.join(' ')).surfaces]) this.surfaces.add(w)
     const entry = {...fact, tags: [...fact.tags], terms, time: Date.parse(fact.created_at), asks: endsWithQuestion(fact.content)}
     const i = this.facts.findIndex((f) => f.id === fact.id)
     if (i >= 0) this.facts[i] = entry
@@ -28,35 +31,50 @@ export class ReferenceIndex {
   }
 
   /** Full-precision scores of every fact with a score above 0, by id. */
-  scores(query: string, options: Omit<SearchOptions, 'limit'> = {}): Map<string, number> {
+  scores(query: string, options: Omit<SearchOptions, 'limit' | 'partial'> & {partial?: boolean} = {}): Map<string, number> {
     const t = this.tuning
     const out = new Map<string, number>()
     this.lastLender.clear()
-    const qterms = [...new Set(analyze(query))]
-    if (qterms.length === 0 || this.facts.length === 0) return out
+    const words: ReturnType<typeof queryWords> = []
+    const keys = new Set<string>()
+    for (const w of queryWords(query, options.partial)) {
+      const key = w.partial || w.term === undefined ? `\u0000${w.surface}` : w.term
+      if (!keys.has(key)) {
+        keys.add(key)
+        words.push(w)
+      }
+    }
+    if (words.length === 0 || this.facts.length === 0) return out
     const n = this.facts.length
     const avg = this.facts.reduce((s, f) => s + f.terms.length, 0) / n || 1
     const df = new Map<string, number>()
     for (const f of this.facts) for (const term of new Set(f.terms)) df.set(term, (df.get(term) ?? 0) + 1)
-    const vocab = [...df.keys()]
-    const reaches = qterms.map((q) => {
-      const r: [string, number][] = []
-      const seen = new Set([q])
-      if (df.has(q)) r.push([q, 1])
-      if (t.prefixMinLength > 0 && q.length >= t.prefixMinLength) {
+    const idf = (term: string) => Math.log(1 + (n - df.get(term)! + 0.5) / (df.get(term)! + 0.5))
+    // Keys: live terms and every word as written; a key leads to itself as a term and to its term as a word.
+    const termsOf = (key: string) => [...new Set([key, ...(this.surfaces.has(key) ? [toTerm(key) ?? ''] : [])])].filter((t) => df.has(t))
+    const vocab = [...new Set([...df.keys(), ...this.surfaces])].filter((k) => termsOf(k).length > 0)
+    const reaches = words.map((w) => {
+      const best = new Map<string, number>()
+      const offer = (key: string, weight: number) => {
+        for (const term of termsOf(key)) if ((best.get(term) ?? 0) < weight) best.set(term, weight)
+      }
+      const exact = w.term !== undefined && df.has(w.term)
+      const L = w.surface.length
+      if (t.prefixMinLength > 0 && (L >= t.prefixMinLength || w.partial)) {
+        const starts = vocab.filter((v) => v.startsWith(w.surface)).sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+        for (const v of starts.slice(0, t.prefixMaxWords)) offer(v, (t.weights.prefix * v.length) / (v.length + 0.3 * (v.length - L)))
+      }
+      if (!exact && t.fuzzyMinLength > 0 && L >= t.fuzzyMinLength && !/^\p{N}+$/u.test(w.surface)) {
+        const most = t.fuzzyTwoMinLength > 0 && L >= t.fuzzyTwoMinLength ? 2 : 1
         for (const v of vocab) {
-          if (seen.has(v) || !v.startsWith(q)) continue
-          seen.add(v)
-          r.push([v, (t.weights.prefix * v.length) / (v.length + 0.3 * (v.length - q.length))])
+          const e = edits(w.surface, v)
+          if (e <= most) offer(v, (t.weights.fuzzy * v.length) / (v.length + e))
         }
       }
-      if (t.fuzzyMinLength > 0 && q.length >= t.fuzzyMinLength) {
-        for (const v of vocab) {
-          if (seen.has(v) || levenshtein(q, v) > 1) continue
-          seen.add(v)
-          r.push([v, (t.weights.fuzzy * v.length) / (v.length + levenshtein(q, v))])
-        }
-      }
+      // The exact term at full weight; a looser match at most half of it.
+      const cap = exact ? idf(w.term!) / 2 : Number.POSITIVE_INFINITY
+      const r: [string, number][] = [...best].filter(([term]) => term !== w.term || !exact).map(([term, weight]) => [term, Math.min(weight * idf(term), cap)])
+      if (exact) r.push([w.term!, idf(w.term!)])
       return r
     })
     const since = options.since === undefined ? undefined : Date.parse(options.since)
@@ -74,9 +92,7 @@ export class ReferenceIndex {
         for (const [term, w] of r) {
           const tf = f.terms.filter((x) => x === term).length
           if (tf === 0) continue
-          const dfx = df.get(term)!
-          const idf = Math.log(1 + (n - dfx + 0.5) / (dfx + 0.5))
-          sum += w * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * f.terms.length) / avg)))
+          sum += w * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * f.terms.length) / avg)))
           hit = true
         }
         if (hit) matched++
@@ -130,6 +146,16 @@ export class ReferenceIndex {
   createdAt(id: string): string {
     return this.facts.find((f) => f.id === id)!.created_at
   }
+}
+
+/** Edits between a query word and a key: Levenshtein, a transposition of neighbours counting as one. */
+export function edits(word: string, key: string): number {
+  let best = levenshtein(word, key)
+  for (let i = 0; i + 1 < word.length; i++) {
+    if (word[i] === word[i + 1]) continue
+    best = Math.min(best, 1 + levenshtein(word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2), key))
+  }
+  return best
 }
 
 export function levenshtein(a: string, b: string): number {

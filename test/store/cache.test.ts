@@ -178,7 +178,7 @@ describe('saved search index', function () {
     assert.equal(expected.count, 2)
     const {header, body} = readSaved()
     assert.equal(header.format, 'mem.search-index')
-    assert.equal(header.version, 5)
+    assert.equal(header.version, 6)
 
     const bad: Buffer[] = [
       Buffer.from(''),
@@ -195,7 +195,7 @@ describe('saved search index', function () {
       assert.deepEqual(readSaved(), {header, body}, 'a usable index was saved again')
     }
     // Another version, another build of the ranking code, the other byte order: never read.
-    for (const changed of [{version: 4}, {version: 6}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
+    for (const changed of [{version: 5}, {version: 7}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
       writeSaved({...header, ...changed}, body)
       assert.deepEqual(search(home, 'paint'), expected)
       assert.deepEqual(readSaved(), {header, body}, `rebuilt after ${JSON.stringify(changed)}`)
@@ -205,7 +205,7 @@ describe('saved search index', function () {
   /** Where the pairs start in the index part: after the text blocks, the per-fact and per-term numbers, and their padding. */
   const pairsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
-    const text = bytes.ids! + bytes.terms! + bytes.dates! + bytes.threads! + bytes.tags!
+    const text = bytes.ids! + bytes.terms! + bytes.words! + bytes.dates! + bytes.threads! + bytes.tags!
     const facts = header.ids as number
     const terms = header.terms as number
     const rest = ((text + 7) & ~7) + 8 * facts + 4 * (6 * facts + 2 + 2 * terms + 1) + facts
@@ -260,7 +260,7 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), '')
     assert.equal(search(home, 'kayak').count, 2)
     assert.equal(existsSync(legacy), false)
-    assert.equal(readSaved().header.version, 5)
+    assert.equal(readSaved().header.version, 6)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {

@@ -120,7 +120,7 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
     const agents = unstyled(renderAgents({count: 2, agents: [
       {agent_id: 'alice', facts: 3, superseded: 1, deleted: 0, checkpoints: 2, last_activity: '2026-06-14T12:00:00.000Z'},
       {agent_id: 'bob-the-builder', facts: 10, superseded: 0, deleted: 2, checkpoints: 0},
-    ]}, NOW))
+    ], unreadable: []}, NOW))
     assert.equal(
       agents,
       [

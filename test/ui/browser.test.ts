@@ -75,6 +75,16 @@ describe('mem browse (ink app over a real store)', () => {
     await b.waitFor('thread flat')
   })
 
+  it('matches the word being typed as a prefix from its first letter', async () => {
+    const b = open()
+    await b.waitFor('3 facts')
+    await b.press('/', 's', 't')
+    const frame = await b.waitFor((f) => f.includes('/ st') && f.includes('1 fact'), 'the facts that have a word starting with "st"')
+    assert.match(lineOf(frame, 'staging'), /▸/)
+    await b.press('a', 'g', 'i', 'n', 'g', ' ', 'd')
+    await b.waitFor((f) => f.includes('/ staging d') && f.includes('1 fact') && f.includes('staging database'), 'still the staging fact')
+  })
+
   it('says so when nothing matches', async () => {
     const b = open()
     await b.waitFor('3 facts')

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict'
+
+import {connectMcp, type McpSession} from '../helpers/mcp.js'
+import {tempHome} from '../helpers/mem.js'
+import {toTerm, tokenize} from '../../src/search/tokenize.js'
+import {edits} from './reference.js'
+
+/**
+ * The everyday case beside the benchmarks: standalone facts an ordinary team's agent would
+ * store, one memory_add each (no thread), searched the ways people search. Nothing here is
+ * drawn from a benchmark.
+ */
+const FACTS = [
+  'Alice prefers pnpm as the package manager for every JavaScript project',
+  'The staging database is read-only on Fridays',
+  'Deploys go out on Tuesdays and Thursdays after the integration tests pass',
+  'We use Postgres 16 with logical replication to the analytics replica',
+  'Infrastructure is managed with Terraform in the infra repository',
+  'The team VPN runs on WireGuard; ask Omar for a new peer config',
+  'Production runs on a Kubernetes cluster in eu-west-1',
+  'Dashboards for latency and errors live in Grafana',
+  'Bob owns the billing service and its on-call rotation',
+  'The coffee machine on the third floor is descaled every Monday',
+  'Nobody drinks decaf coffee except Priya',
+  'Code review needs two approvals before merging to main',
+  'The database migration to the new schema is planned for March',
+  'Secrets are stored in Vault, never in environment files',
+  'Our design system components live in the Storybook site',
+  'Customer support tickets go to Zendesk, urgent ones page the on-call engineer',
+  'The mobile app is written in Kotlin for Android and Swift for iOS',
+  'Lunch on Wednesdays is a team lunch at the noodle place',
+  'Invoices are sent on the first business day of each month',
+  'Logs are kept for thirty days in Loki',
+  'The API rate limit is 600 requests per minute per token',
+  'Priya is the product manager for the onboarding flow',
+  'Feature flags are managed with LaunchDarkly',
+  'Backups of the main database run nightly at 2am and are kept for two weeks',
+  'The office closes early on the last Friday of the month',
+  'Frontend tests run with Playwright in CI',
+  'Sentry collects crash reports from the web and mobile apps',
+  'Omar is on parental leave until October',
+  'The quarterly planning meeting is held in the large conference room',
+  'Our domain names are registered with Gandi',
+]
+
+type Kind = 'keyword' | 'question' | 'typo' | 'prefix'
+
+/** Each query and the fact it is after (by its opening words). */
+const QUERIES: [Kind, string, string][] = [
+  ['keyword', 'package manager', 'Alice prefers pnpm'],
+  ['keyword', 'pnpm', 'Alice prefers pnpm'],
+  ['keyword', 'staging database', 'The staging database'],
+  ['keyword', 'deploy days', 'Deploys go out'],
+  ['keyword', 'postgres replication', 'We use Postgres'],
+  ['keyword', 'terraform', 'Infrastructure is managed'],
+  ['keyword', 'wireguard peer', 'The team VPN'],
+  ['keyword', 'kubernetes cluster', 'Production runs'],
+  ['keyword', 'grafana dashboards', 'Dashboards for latency'],
+  ['keyword', 'billing on-call', 'Bob owns the billing'],
+  ['keyword', 'decaf', 'Nobody drinks decaf'],
+  ['keyword', 'secrets vault', 'Secrets are stored'],
+  ['keyword', 'rate limit', 'The API rate limit'],
+  ['keyword', 'feature flags', 'Feature flags'],
+  ['keyword', 'playwright', 'Frontend tests'],
+  ['question', 'what package manager does alice use?', 'Alice prefers pnpm'],
+  ['question', 'when do deploys go out?', 'Deploys go out'],
+  ['question', 'who owns billing?', 'Bob owns the billing'],
+  ['question', 'where do the dashboards live?', 'Dashboards for latency'],
+  ['question', 'how many approvals does a code review need?', 'Code review needs'],
+  ['question', 'when is the schema migration planned?', 'The database migration'],
+  ['question', 'where are secrets kept?', 'Secrets are stored'],
+  ['question', 'which language is the android app written in?', 'The mobile app'],
+  ['question', 'how long are logs kept?', 'Logs are kept'],
+  ['question', 'who is the product manager for onboarding?', 'Priya is the product'],
+  ['question', 'when do backups run?', 'Backups of the main'],
+  ['question', 'is Omar on leave?', 'Omar is on parental'],
+  ['question', 'where are the domains registered?', 'Our domain names'],
+  ['question', 'when are invoices sent?', 'Invoices are sent'],
+  ['question', 'what collects crash reports?', 'Sentry collects'],
+  ['typo', 'pnmp', 'Alice prefers pnpm'],
+  ['typo', 'terrafrom', 'Infrastructure is managed'],
+  ['typo', 'postgress', 'We use Postgres'],
+  ['typo', 'deplyos', 'Deploys go out'],
+  ['typo', 'migraton', 'The database migration'],
+  ['typo', 'coffe machine', 'The coffee machine'],
+  ['typo', 'wiregaurd', 'The team VPN'],
+  ['typo', 'kubernetse', 'Production runs'],
+  ['typo', 'grafna', 'Dashboards for latency'],
+  ['typo', 'zendsk tickets', 'Customer support tickets'],
+  ['typo', 'playwrigth', 'Frontend tests'],
+  ['typo', 'launchdarkley', 'Feature flags'],
+  ['typo', 'storybok', 'Our design system'],
+  ['prefix', 'kube', 'Production runs'],
+  ['prefix', 'graf', 'Dashboards for latency'],
+  ['prefix', 'terra', 'Infrastructure is managed'],
+  ['prefix', 'wire', 'The team VPN'],
+  ['prefix', 'zend', 'Customer support tickets'],
+  ['prefix', 'sent', 'Sentry collects'],
+  ['prefix', 'kot', 'The mobile app'],
+  ['prefix', 'noodl', 'Lunch on Wednesdays'],
+  ['prefix', 'gan', 'Our domain names'],
+]
+
+/** The word rule search promises: same stem, a word it starts (3+ letters), or a typo away (1 edit from 4 letters, 2 from 8). */
+function sharesAWord(query: string, fact: string): boolean {
+  const words = tokenize(fact)
+  return tokenize(query).some((q) => {
+    const term = toTerm(q)
+    if (term === null) return false
+    return words.some((w) => toTerm(w) === term || (q.length >= 3 && w.startsWith(q)) || (q.length >= 4 && !/^\d+$/.test(q) && edits(q, w) <= (q.length >= 8 ? 2 : 1)))
+  })
+}
+
+describe('precision and typos on standalone facts (MCP, one memory_add each)', function () {
+  let session: McpSession
+  let cleanup: () => void
+
+  before(async () => {
+    const temp = tempHome()
+    cleanup = temp.cleanup
+    session = await connectMcp(temp.home)
+    for (const content of FACTS) {
+      const r = await session.call('memory_add', {content})
+      assert.notEqual(r.isError, true)
+    }
+  })
+  after(async () => {
+    await session.close()
+    cleanup()
+  })
+
+  const results = new Map<string, {content: string; context_for?: string}[]>()
+  const found = async (query: string) => {
+    if (!results.has(query)) {
+      const r = await session.call('memory_search', {query, limit: 10})
+      assert.notEqual(r.isError, true)
+      results.set(query, (r.structuredContent as {facts: {content: string; context_for?: string}[]}).facts)
+    }
+    return results.get(query)!
+  }
+
+  it('returns no fact that shares no word with the query (and none as context: there are no threads)', async () => {
+    const strays: string[] = []
+    let returned = 0
+    for (const [, query] of QUERIES) {
+      for (const hit of await found(query)) {
+        returned++
+        assert.equal(hit.context_for, undefined)
+        if (!sharesAWord(query, hit.content)) strays.push(`${query} -> ${hit.content}`)
+      }
+    }
+    assert.ok(returned >= QUERIES.length)
+    assert.deepEqual(strays, [])
+  })
+
+  for (const [kinds, least] of [
+    [['keyword', 'question'], 0.95],
+    [['typo', 'prefix'], 0.9],
+  ] as const) {
+    it(`${kinds.join(' and ')} queries find their fact in the top 5 at least ${least * 100}% of the time`, async () => {
+      const asked = QUERIES.filter(([kind]) => (kinds as readonly Kind[]).includes(kind))
+      const missed: string[] = []
+      for (const [, query, wanted] of asked) {
+        const top = (await found(query)).slice(0, 5)
+        if (!top.some((h) => h.content.startsWith(wanted))) missed.push(query)
+      }
+      assert.ok(1 - missed.length / asked.length >= least, `missed ${missed.length} of ${asked.length}: ${missed.join(', ')}`)
+    })
+  }
+
+  it('ranks the fact that holds the exact word above those that hold it only loosely', async () => {
+    const hits = await found('sent')
+    assert.deepEqual(
+      hits.map((h) => h.content.split(' ')[0]),
+      ['Invoices', 'Sentry'],
+    )
+  })
+})
