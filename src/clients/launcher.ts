@@ -28,10 +28,14 @@ export function launchOf(options: LaunchOptions): Launch {
   return env ? {...launch, env} : launch
 }
 
-/** The `claude mcp add` line for the same launch, at user scope like `mem mcp install --client claude-code`. */
+/**
+ * The `claude mcp add` line for the same launch, at user scope like `mem mcp install --client
+ * claude-code`. The name comes before `-e`: Claude Code's `-e` takes any number of values and
+ * would read the name as another variable ("Invalid environment variable format: mem").
+ */
 export function claudeMcpAddLine(name: string, launch: Launch, scope: 'user' | 'project' = 'user'): string {
   const envFlags = Object.entries(launch.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`])
-  return ['claude', 'mcp', 'add', '--scope', scope, ...envFlags, name, '--', launch.command, ...launch.args].map(shellQuote).join(' ')
+  return ['claude', 'mcp', 'add', '--scope', scope, name, ...envFlags, '--', launch.command, ...launch.args].map(shellQuote).join(' ')
 }
 
 /** Quotes a word for POSIX shells only when it needs it. */

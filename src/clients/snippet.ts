@@ -32,7 +32,8 @@ export function launchFor(options: SetupOptions): Launch {
     agent: options.agent,
     nodePath: process.execPath,
     binPath: join(options.root, 'bin', 'run.js'),
-    memHome: process.env.MEM_HOME?.trim() || undefined,
+    // Absolute: the client starts the server from a folder of its own, where a relative path means another store.
+    memHome: process.env.MEM_HOME?.trim() ? resolve(process.env.MEM_HOME.trim()) : undefined,
   })
 }
 

@@ -134,7 +134,7 @@ function inspectCache(dir: string, agent: string): Finding[] {
     ]
   }
   // Searches save the index without the agent's lock, so even under it a live saver's file is left alone.
-  return tempFiles(cache, agent, false, (name) => CACHE_TEMP.test(name))
+  return tempFiles(cache, agent, false, CACHE_TEMP)
 }
 
 /** Decodes a data file exactly as the store does; undefined when it is good. */
@@ -174,12 +174,18 @@ function dataFileFinding(path: string, agent: string, kind: Kind, record: typeof
 /** `search-index.bin.<pid>.<hex>.tmp`, as src/store/search-cache.ts names what it is saving. */
 const CACHE_TEMP = /^search-index\.(?:bin|json)\.\d+\.[0-9a-f]+\.tmp$/
 
-function tempFiles(dir: string, agent: string, locked: boolean, isTemp: (name: string) => boolean = isTempFile): Finding[] {
+const LEFT_BY = {
+  write: 'a temporary file left by a write that never finished (the data file it was meant to replace is intact)',
+  search: 'a temporary file left by a search that stopped while saving the search index (the index is rebuilt when needed)',
+}
+
+function tempFiles(dir: string, agent: string, locked: boolean, cacheNames?: RegExp): Finding[] {
+  const isTemp = (name: string): boolean => (cacheNames ? cacheNames.test(name) : isTempFile(name))
   return entries(dir)
     .filter((e) => e.isFile() && isTemp(e.name) && (locked || !writerAlive(e.name)))
     .map((e) => {
       const path = join(dir, e.name)
-      return {kind: 'temp_file' as const, path, agent, problem: 'a temporary file left by a write that never finished (the data file it was meant to replace is intact)', fix: 'remove it', fixed: false, repair: () => removeQuietly(path)}
+      return {kind: 'temp_file' as const, path, agent, problem: LEFT_BY[cacheNames ? 'search' : 'write'], fix: 'remove it', fixed: false, repair: () => removeQuietly(path)}
     })
 }
 

@@ -11,7 +11,10 @@ export const AgentId = v.pipe(
   v.minLength(1, 'must not be empty'),
   v.maxLength(LIMITS.agentIdLength, `must be at most ${LIMITS.agentIdLength} characters`),
   v.regex(AGENT_ID_PATTERN, 'may use letters, digits and . _ : @ + / - and must start with a letter or digit'),
-  v.description('Which agent\'s memory to use. Defaults to the server\'s agent (--agent, MEM_AGENT, or "default").'),
+  v.description(
+    'Whose memory to use. Usually leave this out: the server already uses the memory it was set up with. ' +
+      'Pass it only when the user asks for a separate, named memory (e.g. "use my work memory"), and then the same id every time; never make one up, or memory splits in two.',
+  ),
 )
 
 export const FactId = v.pipe(v.string(), v.regex(ID_PATTERN, 'must be a 26-character fact id as returned by memory_search or memory_add'))

@@ -75,13 +75,16 @@ export const memoryReflect = defineOperation({
   tool: 'memory_reflect',
   title: 'Revise memory',
   description:
-    'Keep memory true as you learn: add a fact, update one that changed, delete one that is wrong, or merge duplicates into one. ' +
+    'Revise facts stored before, by id: update one that changed, delete one that is wrong, or merge duplicates into one. ' +
+    'To store a new fact, use memory_add (action "add" here does the same, for clients that only call this tool). ' +
     'Replaced and deleted facts are kept in history and no longer returned by memory_search. Take fact ids from memory_search.',
   annotations: {readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false},
   input: Input,
   output: v.object({
     action: v.picklist(REFLECT_ACTIONS),
     agent: v.string(),
+    /** The same as `agent` (kept for compatibility, ADR 0001), under the name the other tools use. */
+    agent_id: v.string(),
     ok: v.literal(true),
     fact_id: v.string(),
     supersedes: v.optional(v.array(v.string())),
@@ -92,7 +95,7 @@ export const memoryReflect = defineOperation({
     checkNeeds(input)
     const agent = resolveAgent(ctx, input.agent_id)
     const result = await apply(ctx, agent, input)
-    return {action: input.action, agent, ok: true as const, ...result}
+    return {action: input.action, agent, agent_id: agent, ok: true as const, ...result}
   },
   prose(payload) {
     switch (payload.action) {

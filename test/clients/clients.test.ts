@@ -39,7 +39,7 @@ describe('MCP client knowledge', () => {
     assert.equal(CLIENTS.cursor.serversKey, 'mcpServers')
     const onPath = launchOf({onPath: true, nodePath: '/n/node', binPath: '/m/bin/run.js', memHome: '/data/mem'})
     assert.deepEqual(onPath, {command: 'mem', args: ['mcp', 'serve'], env: {MEM_HOME: '/data/mem'}})
-    assert.equal(claudeMcpAddLine('mem', onPath), 'claude mcp add --scope user -e MEM_HOME=/data/mem mem -- mem mcp serve')
+    assert.equal(claudeMcpAddLine('mem', onPath), 'claude mcp add --scope user mem -e MEM_HOME=/data/mem -- mem mcp serve')
   })
 
   it('quotes shell words only when needed', () => {

@@ -39,12 +39,12 @@ describe('mem mcp config and mem mcp install', () => {
     const entry = out.clients[0]!.snippet.mcpServers!.mem!
     assert.deepEqual(entry, {command: process.execPath, args: [BIN, 'mcp', 'serve'], env: {MEM_HOME: join(h.home, 'store')}})
     assert.ok(out.clients[3]!.snippet.servers!.mem, 'VS Code keeps servers under "servers"')
-    assert.equal(out.clients[1]!.command_line, `claude mcp add --scope user -e MEM_HOME=${join(h.home, 'store')} mem -- ${process.execPath} ${BIN} mcp serve`)
+    assert.equal(out.clients[1]!.command_line, `claude mcp add --scope user mem -e MEM_HOME=${join(h.home, 'store')} -- ${process.execPath} ${BIN} mcp serve`)
 
     const text = ok(h.home, ['mcp', 'config', '--client', 'claude-code', '--agent', 'work', '--on-path']).stdout
     assert.match(text, /^Claude Code: add this to .*\.claude\.json/)
     assert.match(text, /"command": "mem",\n\s+"args": \[\n\s+"mcp",\n\s+"serve",\n\s+"--agent",\n\s+"work"\n/)
-    assert.match(text, /Or run:\n {2}claude mcp add --scope user -e MEM_HOME=\S+ mem -- mem mcp serve --agent work\n$/)
+    assert.match(text, /Or run:\n {2}claude mcp add --scope user mem -e MEM_HOME=\S+ -- mem mcp serve --agent work\n$/)
   })
 
   it('install creates a private file, and the entry it writes starts a working MCP server', async () => {

@@ -99,7 +99,7 @@ for (const transport of TRANSPORTS) describe(`MCP contract (mem mcp serve over $
     const a = await success('memory_add', {agent_id: 'bob', content: 'Uses npm for scripts', tags: ['tooling']})
     const b = await success('memory_add', {agent_id: 'bob', content: 'Uses yarn for the monorepo'})
     const updated = await success('memory_reflect', {agent_id: 'bob', action: 'update', fact_id: a.fact_id, content: 'Uses bun for scripts'})
-    assert.deepEqual(Object.keys(updated).sort(), ['action', 'agent', 'fact_id', 'ok', 'supersedes'])
+    assert.deepEqual(Object.keys(updated).sort(), ['action', 'agent', 'agent_id', 'fact_id', 'ok', 'supersedes'])
     assert.equal(updated.agent, 'bob')
     assert.deepEqual(updated.supersedes, [a.fact_id])
 

@@ -119,6 +119,7 @@ describe('symbolic links and debris in the home: the store, listings, backups an
       report.problems.map((p) => [p.kind, p.path]),
       [['temp_file', debris]],
     )
+    assert.match(report.problems[0]!.problem, /left by a search that stopped while saving the search index/)
     const fixed = doctor(home.home, true)
     assert.equal(fixed.code, 0, JSON.stringify(fixed.report.problems))
     assert.ok(!existsSync(debris))

@@ -72,10 +72,10 @@ describe('prose (golden)', () => {
   })
 
   it('memory_reflect: one sentence per action', () => {
-    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', ok: true, fact_id: A}), `Added fact ${A} for agent alice.`)
-    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', ok: true, fact_id: A, duplicate: true}), `Fact ${A} of agent alice already says this; nothing new was stored.`)
-    assert.equal(memoryReflect.prose({action: 'delete', agent: 'alice', ok: true, fact_id: A}), `Deleted fact ${A} for agent alice.`)
-    assert.equal(memoryReflect.prose({action: 'update', agent: 'alice', ok: true, fact_id: B, supersedes: [A]}), `Updated fact ${A}: the new version is ${B} (agent alice).`)
-    assert.equal(memoryReflect.prose({action: 'merge', agent: 'alice', ok: true, fact_id: C, supersedes: [A, B]}), `Merged facts ${A}, ${B} into ${C} (agent alice).`)
+    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A}), `Added fact ${A} for agent alice.`)
+    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A, duplicate: true}), `Fact ${A} of agent alice already says this; nothing new was stored.`)
+    assert.equal(memoryReflect.prose({action: 'delete', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A}), `Deleted fact ${A} for agent alice.`)
+    assert.equal(memoryReflect.prose({action: 'update', agent: 'alice', agent_id: 'alice', ok: true, fact_id: B, supersedes: [A]}), `Updated fact ${A}: the new version is ${B} (agent alice).`)
+    assert.equal(memoryReflect.prose({action: 'merge', agent: 'alice', agent_id: 'alice', ok: true, fact_id: C, supersedes: [A, B]}), `Merged facts ${A}, ${B} into ${C} (agent alice).`)
   })
 })

@@ -54,6 +54,8 @@ export default class McpServe extends MemCommand {
     })
     process.stdin.once('end', () => void server.close())
     await server.connect(transport)
+    // A person who typed this at a terminal sees why nothing happens; a client (stdin a pipe) gets an empty stderr.
+    if (process.stdin.isTTY) process.stderr.write(WAITING)
     await closed
   }
 
@@ -105,6 +107,9 @@ function rejectHttpOnly(flags: ServeFlags): void {
   const one = given.length === 1
   if (given.length > 0) throw new MemError('invalid_input', `${given.map((f) => `--${f}`).join(', ')} ${one ? 'applies' : 'apply'} only with --http; add --http or leave ${one ? 'it' : 'them'} out`)
 }
+
+const WAITING =
+  'mem mcp serve: waiting for an MCP client on stdin (this is what a client starts, not a prompt); to add mem to a client run "mem mcp install --client claude-code" (or claude-desktop, cursor, vscode); Ctrl-C stops.\n'
 
 /** The JSON-RPC error for a line that is not JSON (-32700) or not a JSON-RPC message (-32600); the input is not echoed. */
 function unreadableReply(error: Error): object | undefined {

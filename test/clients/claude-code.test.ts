@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import {mkdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {BIN, ROOT, childEnv, mem, tempHome} from '../helpers/mem.js'
+
+/** Claude Code's own CLI (a devDependency), with no network: its "mcp add/get" need neither a login nor a server of Anthropic's. */
+function claude(home: string, cwd: string, command: string): {code: number; out: string} {
+  const env = {
+    ...childEnv(home, {HOME: home, XDG_CONFIG_HOME: undefined, CLAUDE_CONFIG_DIR: undefined}),
+    PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    // Anything that does try the network fails at once instead of reaching it.
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+  }
+  const r = spawnSync('bash', ['-c', command], {cwd, env, encoding: 'utf8', timeout: 120_000})
+  return {code: r.status ?? -1, out: `${r.stdout}${r.stderr}`}
+}
+
+describe('the claude mcp add line mem prints, run by the real Claude Code CLI', () => {
+  let h: ReturnType<typeof tempHome>
+  beforeEach(() => {
+    h = tempHome()
+  })
+  afterEach(() => h.cleanup())
+
+  it('adds a server that connects and uses the same store, with MEM_HOME given as a relative path', () => {
+    const project = join(h.home, 'project')
+    mkdirSync(project)
+    // MEM_HOME relative to where mem mcp config runs: the entry must hold it absolute.
+    const printed = spawnSync(process.execPath, [BIN, 'mcp', 'config', '--client', 'claude-code', '--json'], {cwd: project, env: childEnv(h.home, {MEM_HOME: 'store', HOME: h.home}), encoding: 'utf8'})
+    assert.equal(printed.status, 0, printed.stderr)
+    const line = (JSON.parse(printed.stdout) as {clients: {command_line: string}[]}).clients[0]!.command_line
+    assert.ok(line.includes(`-e MEM_HOME=${join(project, 'store')} `), line)
+
+    const added = claude(h.home, h.home, line)
+    assert.equal(added.code, 0, added.out)
+    const got = claude(h.home, h.home, 'claude mcp get mem')
+    assert.equal(got.code, 0, got.out)
+    assert.match(got.out, /Connected/)
+    assert.match(got.out, new RegExp(`MEM_HOME=${join(project, 'store')}`))
+    const config = JSON.parse(readFileSync(join(h.home, '.claude.json'), 'utf8')) as {mcpServers: {mem: {command: string; args: string[]; env: Record<string, string>}}}
+    assert.deepEqual(config.mcpServers.mem.env, {MEM_HOME: join(project, 'store')})
+    assert.deepEqual(config.mcpServers.mem.args, [BIN, 'mcp', 'serve'])
+    assert.equal(mem(join(project, 'store'), ['agents']).code, 0)
+  })
+})
