@@ -1,4 +1,4 @@
-import {toJsonSchema} from '@valibot/to-json-schema'
+import {toJsonSchema, type JsonSchema} from '@valibot/to-json-schema'
 import type * as v from 'valibot'
 
 import {JsonObject} from '../ops/fields.js'
@@ -19,14 +19,48 @@ export interface ToolDefinition {
  * operation. Any other construct that cannot be advertised makes this throw, so a schema
  * the wire contract cannot carry fails the tests instead of reaching a client.
  */
+/** Any JSON value, said with a keyword: strict converters reject an empty schema `{}`. */
+const ANY_JSON: JsonSchema = {type: ['object', 'array', 'string', 'number', 'boolean', 'null']}
+
+/**
+ * A free-form object, said explicitly: some converters (mcp-use's) read `{"type": "object"}`
+ * without `additionalProperties` as an object that must be empty.
+ */
+const FREE_OBJECT: JsonSchema = {type: 'object', additionalProperties: true}
+
 export function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> & {type: 'object'} {
   const converted = toJsonSchema(schema, {
     errorMode: 'throw',
     ignoreActions: ['check'],
-    overrideSchema: ({valibotSchema}) => (valibotSchema === JsonObject ? {type: 'object'} : undefined),
+    overrideSchema: ({valibotSchema, jsonSchema}) => {
+      if (valibotSchema === JsonObject) return {...FREE_OBJECT}
+      if (valibotSchema.type === 'unknown') return {...ANY_JSON, ...(jsonSchema.description === undefined ? {} : {description: jsonSchema.description})}
+      if (valibotSchema.type === 'record' && isEmpty(jsonSchema.additionalProperties)) return {...jsonSchema, additionalProperties: true}
+      return undefined
+    },
   }) as Record<string, unknown>
   // MCP requires an object at the top; a union of object shapes is declared as one.
   return {...converted, type: 'object'}
+}
+
+function isEmpty(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 0
+}
+
+/**
+ * Models in structured-output modes send `null` for an optional argument they leave out; the
+ * operations read it as absent (src/ops/operation.ts), and the input schema says so.
+ */
+export function nullableOptionals(schema: Record<string, unknown> & {type: 'object'}): Record<string, unknown> & {type: 'object'} {
+  const required = new Set((schema.required as string[] | undefined) ?? [])
+  const properties = Object.entries((schema.properties as Record<string, Record<string, unknown>> | undefined) ?? {}).map(([name, property]) => {
+    if (required.has(name) || property.type === undefined) return [name, property]
+    const types = Array.isArray(property.type) ? property.type : [property.type]
+    const nullable: Record<string, unknown> = {...property, type: types.includes('null') ? types : [...types, 'null']}
+    if (Array.isArray(property.enum)) nullable.enum = [...property.enum, null]
+    return [name, nullable]
+  })
+  return {...schema, properties: Object.fromEntries(properties)}
 }
 
 export function toolDefinition(op: AnyOperation): ToolDefinition {
@@ -34,7 +68,7 @@ export function toolDefinition(op: AnyOperation): ToolDefinition {
     name: op.tool,
     title: op.title,
     description: op.description,
-    inputSchema: jsonSchemaOf(op.input),
+    inputSchema: nullableOptionals(jsonSchemaOf(op.input)),
     outputSchema: jsonSchemaOf(op.output),
     annotations: {title: op.title, ...op.annotations},
   }

@@ -51,9 +51,25 @@ export async function runOperation<I extends v.GenericSchema, O extends v.Generi
 }
 
 export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, raw)
+  const result = v.safeParse(schema, nullsAsAbsent(schema, raw))
   if (result.success) return result.output
   throw new MemError('invalid_input', `invalid input: ${result.issues.map((i) => describeIssue(i)).join('; ')}`)
+}
+
+/**
+ * An optional key sent as `null` is read as left out: models in structured-output modes send
+ * `{"agent_id": null}` for "no agent_id". A required key stays null, and fails as it should.
+ */
+function nullsAsAbsent(schema: v.GenericSchema, raw: unknown): unknown {
+  const entries = entriesOf(schema)
+  if (!entries || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw
+  return Object.fromEntries(Object.entries(raw).filter(([key, value]) => !(value === null && entries[key]?.type === 'optional')))
+}
+
+/** The keys of an object schema, also behind a pipe of checks. */
+function entriesOf(schema: v.GenericSchema): Record<string, v.GenericSchema> | undefined {
+  const s = schema as {entries?: Record<string, v.GenericSchema>; pipe?: v.GenericSchema[]}
+  return s.entries ?? (s.pipe?.[0] ? entriesOf(s.pipe[0]) : undefined)
 }
 
 export function resolveAgent(ctx: OperationContext, agentId: string | undefined): string {
