@@ -7,7 +7,8 @@
  *   npm run bench -- --million                      also 1,000,000 facts across 100 agents (much longer)
  *   npm run bench -- --sizes none --million         only the million
  *   npm run bench -- --http                         also HTTP against stdio at 1, 8 and 32 clients (about a minute)
- *   npm run bench -- --sizes none --http            only that
+ *   npm run bench -- --sizes none --agents none --http   only that
+ *   npm run bench -- --agents 5000                  server RSS across 5,000 agents only (default 5000,50000; none to skip)
  *
  * Every series is measured interleaved with its baseline in the same run, so a busy machine
  * slows both alike: whole processes against `node -e 0`, MCP tool calls against the
@@ -20,6 +21,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
 
+import {roundRobinRss, seedAgents} from './speed/agents.js'
 import {mem, nodeBaseline} from './speed/cold.js'
 import {FactGenerator} from './speed/facts.js'
 import {runHttpBench} from './speed/http.js'
@@ -37,10 +39,12 @@ const {values: opts} = parseArgs({
     http: {type: 'boolean', default: false},
     'http-clients': {type: 'string', default: '1,8,32'},
     'http-seconds': {type: 'string', default: '4'},
+    agents: {type: 'string', default: '5000,50000'},
     keep: {type: 'boolean', default: false},
   },
 })
 const sizes = opts.sizes === 'none' ? [] : opts.sizes.split(',').map(Number)
+const agentCounts = opts.agents === 'none' ? [] : opts.agents.split(',').map(Number)
 const coldRuns = Number(opts['cold-runs'])
 const warmOps = Number(opts['warm-ops'])
 const AGENT = 'bench'
@@ -124,6 +128,28 @@ async function measureSize(facts: number): Promise<void> {
   log(`warm runs done at ${facts}`)
 }
 
+/** Target for a server's resident memory however many agents it serves (issue: 5,000 agents cost 534 MB before). */
+const MANY_AGENTS_RSS_MIB = 300
+
+/**
+ * One server answering memory_search for many agents of one fact each, round robin: its cache
+ * must stay within budget, evicting the least recently used agents. Two rounds at 5,000 agents
+ * (every agent warm once, then again after eviction), one at 50,000 (about 2.5 minutes).
+ */
+async function measureAgents(count: number): Promise<string> {
+  const home = newHome()
+  let started = performance.now()
+  const agents = seedAgents(home, count)
+  log(`${count} agents seeded in ${ms(performance.now() - started)} ms (${home})`)
+  started = performance.now()
+  const rounds = count <= 10_000 ? 2 : 1
+  const r = await roundRobinRss(home, agents, rounds)
+  const ok = r.peak <= MANY_AGENTS_RSS_MIB ? 'ok' : 'MISSED'
+  log(`${count} agents: ${r.calls} searches in ${ms(performance.now() - started)} ms`)
+  rmSync(home, {recursive: true, force: true})
+  return `${count.toLocaleString('en')} agents of one fact each, ${r.calls.toLocaleString('en')} round-robin memory_search calls (8 in flight) to one \`mem mcp serve\`: peak RSS ${r.peak.toFixed(0)} MiB (target ≤ ${MANY_AGENTS_RSS_MIB} MiB: ${ok}), ${r.end.toFixed(0)} MiB at the end`
+}
+
 try {
   console.log(`# mem speed, ${new Date().toISOString()}, node ${process.version}, ${process.platform}\n`)
   for (const size of sizes) await measureSize(size)
@@ -136,6 +162,11 @@ try {
   if (opts.http) {
     const levels = opts['http-clients'].split(',').map(Number)
     console.log(`\n${await runHttpBench(newHome(), {levels, seconds: Number(opts['http-seconds']), facts: 1000}, log)}`)
+  }
+  if (agentCounts.length > 0) {
+    const lines: string[] = []
+    for (const count of agentCounts) lines.push(await measureAgents(count))
+    console.log(`\n## Many agents, one server\n\n${lines.map((l) => `- ${l}`).join('\n')}`)
   }
 } finally {
   if (!opts.keep) for (const home of homes) rmSync(home, {recursive: true, force: true})

@@ -19,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const src = join(root, 'src')
 
 /** Bundled into dist: what `mem search` and `mem add` load, and what those packages import. */
-const BUNDLED = new Set(['@oclif/core', 'valibot', 'lowdb', 'minisearch', 'proper-lockfile', 'stemmer', 'ulid', 'chrono-node'])
+const BUNDLED = new Set(['@oclif/core', 'valibot', 'lowdb', 'minisearch', 'stemmer', 'ulid', 'chrono-node'])
 /** Optional imports of bundled packages that must stay runtime lookups (oclif's TypeScript support). */
 const NEVER_BUNDLED = new Set(['typescript', 'ts-node', 'tsx'])
 

@@ -45,9 +45,52 @@ export function asMemError(error: unknown): MemError {
   if (error instanceof MemError) return error
   const err = error as NodeJS.ErrnoException
   if (err && typeof err.code === 'string' && typeof err.syscall === 'string') {
-    return new MemError('io_error', `${err.syscall} failed: ${err.message}`)
+    const target = err.path === undefined ? '' : ` ${err.path}`
+    return new MemError('io_error', `could not ${SYSCALL_WORDS[err.syscall] ?? err.syscall}${target}: ${describeErrno(err.code)}`)
   }
   return new MemError('internal', err instanceof Error ? err.message : String(error))
+}
+
+/** What a system call was doing, in words (for a file-system error no mem code path described). */
+const SYSCALL_WORDS: Record<string, string> = {
+  open: 'open',
+  read: 'read',
+  write: 'write',
+  rename: 'replace',
+  link: 'link',
+  unlink: 'remove',
+  mkdir: 'create the folder',
+  rmdir: 'remove the folder',
+  fsync: 'flush to disk',
+  stat: 'look at',
+  lstat: 'look at',
+  fstat: 'look at',
+  scandir: 'list the folder',
+  chmod: 'change the mode of',
+}
+
+const ERRNO_WORDS: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'input/output error (the disk or file system failed)',
+  ENOENT: 'no such file or folder',
+  EEXIST: 'it already exists',
+  ELOOP: 'it is a symbolic link, which mem does not follow',
+  ENOTDIR: 'a part of the path is not a folder',
+  EISDIR: 'it is a folder',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on the system',
+  EBUSY: 'the file is busy',
+  ENAMETOOLONG: 'the name is too long',
+}
+
+/** An errno code in words, with the code itself for searching: "no space left on device (ENOSPC)". */
+export function describeErrno(code: string): string {
+  const words = ERRNO_WORDS[code]
+  return words ? `${words} (${code})` : code
 }
 
 export function errorJson(error: MemError): {error: {code: ErrorCode; message: string}} {

@@ -5,7 +5,7 @@ import {DIR_MODE} from '../../src/store/durable-file.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {bumpRevision, readRevision} from '../../src/store/revision.js'
+import {bumpRevision, identitiesOf, readRevision} from '../../src/store/revision.js'
 import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
 import {FactGenerator} from './facts.js'
 
@@ -42,5 +42,5 @@ export function seedAgent(home: string, agent: string, count: number, seed: numb
     bytes += size + 1
   }
   if (records.length > 0) flush()
-  bumpRevision(dir, readRevision(dir), names)
+  bumpRevision(dir, readRevision(dir), identitiesOf(dir, names))
 }

@@ -31,19 +31,24 @@ export const doctor = {
   },
 }
 
-/** Looks again while holding the lock (things may have changed), then repairs what was found. */
+/**
+ * Repairs first what keeps the lock from being taken (the folder's own mode, a lock file that is
+ * not a regular file, an older mem's lock folders), then looks again while holding the lock
+ * (things may have changed) and repairs what is found there.
+ */
 async function repairAgent(folder: AgentFolder, before: Finding[]): Promise<Problem[]> {
+  const outside = before.filter((f) => f.beforeLock).map(applyRepair)
+  const rest = before.filter((f) => !f.beforeLock)
+  if (rest.length === 0) return outside
   try {
-    return await withLock(folder.dir, () => {
-      const under = inspectAgent(folder, {locked: true}).findings.map(applyRepair)
-      // Holding the lock means a stale lock (and any stale takeover guard) was taken over; the lock goes on release.
-      const seen = new Set(under.map((f) => f.path))
-      const staleLocks = before.filter((f) => f.kind === 'stale_lock' && !seen.has(f.path)).map((f) => ({...f, fixed: true}))
-      return [...staleLocks, ...under]
-    })
+    return [...outside, ...(await withLock(folder.dir, () => inspectAgent(folder, {locked: true}).findings.filter((f) => !f.beforeLock).map(applyRepair)))]
   } catch (error) {
     const e = asMemError(error)
-    return [...before, {kind: 'busy', path: folder.dir, agent: folder.agent, problem: `the folder could not be repaired: ${e.message}`, fix: 'try again when no mem process is writing to it', fixed: false}]
+    const problem =
+      e.code === 'lock_timeout'
+        ? {kind: 'busy' as const, problem: `the folder could not be repaired: ${e.message}`, fix: 'try again when no mem process is writing to it'}
+        : {kind: 'bad_lock' as const, problem: `the folder could not be locked for repair: ${e.message}`, fix: 'make the agent folder and its write.lock writable by you, then run "mem doctor --fix" again'}
+    return [...outside, ...rest, {...problem, path: folder.dir, agent: folder.agent, fixed: false}]
   }
 }
 

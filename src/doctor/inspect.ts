@@ -1,11 +1,11 @@
-import {chmodSync, readdirSync, rmdirSync, statSync, type Dirent} from 'node:fs'
+import {chmodSync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 
 import {asMemError} from '../errors.js'
 import {backupPath, DIR_MODE, DurableJsonFile, FILE_MODE, isTempFile} from '../store/durable-file.js'
 import {decodeFile, type Kind} from '../store/format.js'
-import {isLockStale, isStale, lockPath, takeoverPath} from '../store/lock.js'
 import {isFolderEntry, isLink, linkedDataFileFix, linkedDataFileProblem} from '../store/links.js'
+import {legacyLockPaths, lockPath} from '../store/lock.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
@@ -21,6 +21,8 @@ const SEGMENT_NAME = /^\d{6}\.json$/
 /** A problem, with the repair --fix makes while holding the agent's lock (if one is safe). */
 export interface Finding extends Problem {
   repair?: () => void
+  /** Repaired before taking the agent's lock: what stops the lock from being taken at all. */
+  beforeLock?: boolean
 }
 
 export interface AgentFolder {
@@ -68,29 +70,8 @@ export function inspectHome(home: string): Finding[] {
  */
 export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {findings: Finding[]; files: number} {
   const {agent, dir} = folder
-  const findings: Finding[] = [...modeProblem(dir, DIR_MODE, agent)]
+  const findings: Finding[] = [...modeProblem(dir, DIR_MODE, agent).map((f) => ({...f, beforeLock: true})), ...lockProblems(dir, agent)]
   let files = 0
-  if (!options.locked && isLockStale(dir)) {
-    findings.push({
-      kind: 'stale_lock',
-      path: lockPath(dir),
-      agent,
-      problem: 'a lock was left by a mem process that stopped without releasing it; writers take it over after a few seconds',
-      fix: 'take over and remove the lock',
-      fixed: false,
-    })
-  }
-  if (isStale(takeoverPath(dir))) {
-    findings.push({
-      kind: 'stale_lock',
-      path: takeoverPath(dir),
-      agent,
-      problem: 'a lock takeover guard was left by a mem process that stopped in the middle of taking over a stale lock',
-      fix: 'remove it',
-      fixed: false,
-      repair: () => rmdirSync(takeoverPath(dir)),
-    })
-  }
   findings.push(...tempFiles(dir, agent, options.locked))
   for (const {folder: name, kind, record} of COLLECTIONS) {
     const folderPath = join(dir, name)
@@ -115,6 +96,60 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
   findings.push(...modeProblem(revisionPath(dir), FILE_MODE, agent))
   findings.push(...inspectCache(dir, agent))
   return {findings, files}
+}
+
+/**
+ * The lock file must be a regular file (mem opens it without following links), and the lock
+ * folders of an older mem are debris no mem honours. Both are dealt with before locking.
+ */
+function lockProblems(dir: string, agent: string): Finding[] {
+  const out: Finding[] = []
+  const lock = lockPath(dir)
+  const type = entryType(lock)
+  if (type !== undefined && type !== 'file') {
+    out.push({
+      kind: 'bad_lock',
+      path: lock,
+      agent,
+      problem: `the lock file is ${type === 'link' ? 'a symbolic link' : type === 'folder' ? 'a folder' : 'not a regular file'}; mem never follows or uses it, so no write to this agent can be made`,
+      fix: `remove it (mem makes a new one)`,
+      fixed: false,
+      beforeLock: true,
+      repair: () => removeEntry(lock, type),
+    })
+  }
+  for (const path of legacyLockPaths(dir)) {
+    const legacy = entryType(path)
+    if (legacy === undefined) continue
+    out.push({
+      kind: 'stale_lock',
+      path,
+      agent,
+      problem: 'a lock left by an older version of mem, which locked with a folder; this version neither uses nor honours it',
+      fix: 'remove it',
+      fixed: false,
+      beforeLock: true,
+      repair: () => removeEntry(path, legacy),
+    })
+  }
+  return out
+}
+
+type EntryType = 'file' | 'folder' | 'link' | 'other'
+
+function entryType(path: string): EntryType | undefined {
+  try {
+    const st = lstatSync(path)
+    return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'folder' : st.isFile() ? 'file' : 'other'
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+}
+
+function removeEntry(path: string, type: EntryType): void {
+  if (type === 'folder') rmdirSync(path)
+  else unlinkSync(path)
 }
 
 /** The saved search index's folder: never a link, and no temporary files of searches that died. */

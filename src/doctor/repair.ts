@@ -14,7 +14,13 @@ export {removeQuietly}
 export function restoreBackup(path: string, now = new Date()): string {
   const aside = `${path}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`
   linkSync(path, aside)
-  writeFileDurably(path, readFileSync(backupPath(path)), {durable: true, backup: false})
+  try {
+    writeFileDurably(path, readFileSync(backupPath(path)), {durable: true, backup: false})
+  } catch (error) {
+    // The damaged file is still in place: the link aside would only be one more copy per failed attempt.
+    removeQuietly(aside)
+    throw error
+  }
   // The revision stamp is only a cache key: without it every running mem re-reads the restored file.
   removeQuietly(revisionPath(dirname(dirname(path))))
   return aside

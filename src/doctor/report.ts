@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 
-export const PROBLEM_KINDS = ['corrupt_file', 'unsupported_version', 'permissions', 'stale_lock', 'temp_file', 'link', 'busy'] as const
+export const PROBLEM_KINDS = ['corrupt_file', 'unsupported_version', 'permissions', 'stale_lock', 'temp_file', 'link', 'busy', 'bad_lock'] as const
 
 /** One thing found wrong, what --fix does (or what the user must do) about it, and whether it was done. */
 export const Problem = v.object({

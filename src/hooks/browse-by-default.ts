@@ -19,7 +19,7 @@ const browseByDefault: Hook.Init = async function ({id, argv, config}) {
   if (id !== undefined || argv.length > 0) return
   if (!process.stdin.isTTY || !process.stdout.isTTY) return
   await config.runCommand('browse', [])
-  process.exit(0)
+  process.exit(process.exitCode ?? 0)
 }
 
 export default browseByDefault

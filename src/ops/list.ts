@@ -40,9 +40,11 @@ export function factEntry(fact: FactRecord): FactEntry {
   }
 }
 
-/** Newest first; ids are ULIDs, so they break ties in creation order. */
-export function newestFirst<T extends {id: string; created_at: string}>(a: T, b: T): number {
-  if (a.created_at !== b.created_at) return a.created_at > b.created_at ? -1 : 1
+/**
+ * Newest first, by id: each new id sorts after the agent's earlier ones whatever the clock
+ * said when it was saved (store/ids.ts), so a clock stepped back cannot reorder them.
+ */
+export function newestFirst<T extends {id: string}>(a: T, b: T): number {
   return a.id > b.id ? -1 : a.id < b.id ? 1 : 0
 }
 

@@ -146,7 +146,11 @@ export class CachedSegments<T> {
   /** Records a segment this process just wrote, under the revision it stamped. */
   remember(segment: Segment<T>, revision: Revision | undefined): void {
     if (!this.listed.includes(segment.name)) this.listed = [...this.listed, segment.name].sort()
-    this.segments.set(segment.name, {...segment, key: this.currentKey(revision, segment.name) ?? ''})
+    // Keyed by the identity of the file this process wrote, never by what the path names now:
+    // had another process replaced it since, the key would vouch for records this one never saw.
+    const key = segment.identity === undefined ? '' : `${revisionKey(revision, this.key(segment.name)) ?? '-'}|${segment.identity}`
+    if (segment.identity !== undefined) this.checked.set(segment.name, segment.identity)
+    this.segments.set(segment.name, {...segment, key})
   }
 
   /** Currents keys of every listed segment, for a persisted view to say what it reflects. */
@@ -159,7 +163,14 @@ export class CachedSegments<T> {
     return out
   }
 
-  /** Size of what is held, as serialized: what keeping this collection in memory costs, roughly. */
+  /** How many records are held. */
+  count(): number {
+    let total = 0
+    for (const seg of this.segments.values()) total += seg.records.length
+    return total
+  }
+
+  /** Size of what is held, as serialized. */
   bytes(): number {
     let total = 0
     for (const seg of this.segments.values()) total += seg.bytes

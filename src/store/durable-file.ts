@@ -1,10 +1,11 @@
 import {randomBytes} from 'node:crypto'
-import {closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats} from 'node:fs'
-import {basename, dirname, join} from 'node:path'
+import {closeSync, existsSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats} from 'node:fs'
+import {basename, dirname, join, relative, sep} from 'node:path'
 
 import type {SyncAdapter} from 'lowdb'
 
 import {MemError} from '../errors.js'
+import {fsError} from './fs-errors.js'
 
 export const FILE_MODE = 0o600
 export const DIR_MODE = 0o700
@@ -25,6 +26,9 @@ export function isTempFile(name: string): boolean {
  * Cross-process exclusion is the caller's job (store/lock.ts).
  */
 export class DurableJsonFile implements SyncAdapter<unknown> {
+  /** The file this adapter last wrote: its identity, taken from the descriptor it wrote, and its size. */
+  written?: {identity: string; bytes: number}
+
   constructor(
     readonly path: string,
     private readonly options: {durable: boolean; backup: boolean} = {durable: true, backup: true},
@@ -46,18 +50,32 @@ export class DurableJsonFile implements SyncAdapter<unknown> {
     if (!isCurrent(this.path)) {
       const text = readFileSync(this.path, 'utf8')
       parseJson(this.path, text)
-      throw new MemError(
-        'io_error',
-        `${this.path} was changed by another process while this one was writing, so this change was not saved. Try again.`,
-      )
+      throw new ChangedMeanwhile(this.path)
     }
-    writeFileDurably(this.path, `${JSON.stringify(data)}\n`, this.options)
-    seen.set(this.path, fileIdentity(this.path))
+    // The identity of the bytes this process wrote, not of whatever the path names by now.
+    const text = `${JSON.stringify(data)}\n`
+    this.written = {identity: writeFileDurably(this.path, text, this.options), bytes: Buffer.byteLength(text)}
+    seen.set(this.path, this.written.identity)
+  }
+}
+
+/**
+ * The file is no longer the version this process read: something replaced it without taking the
+ * agent's lock (mem never does). The store reads the agent afresh and runs the change again.
+ */
+export class ChangedMeanwhile extends MemError {
+  constructor(readonly path: string) {
+    super('io_error', `${path} was changed by another process while this one was writing, so this change was not saved. Try again.`)
   }
 }
 
 /** The identity of each file as this process last read or wrote it (every replace makes a new inode). */
 const seen = new Map<string, string | undefined>()
+
+/** Forgets what this process knew of `path`: its next write checks it against a fresh read. */
+export function forgetIdentity(path: string): void {
+  seen.delete(path)
+}
 
 /** True when `path` is absent or exactly as this process last read or wrote it. */
 export function isCurrent(path: string): boolean {
@@ -75,7 +93,7 @@ export function fileIdentity(path: string): string | undefined {
   }
 }
 
-function identityText(st: BigIntStats): string {
+export function identityText(st: BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`
 }
 
@@ -116,24 +134,75 @@ export function corruptFile(path: string, problem: string): MemError {
   )
 }
 
-export function writeFileDurably(path: string, text: string | Buffer, options = {durable: true, backup: true}): void {
+/**
+ * Replaces `path` durably and returns the identity of the new file, taken from the descriptor
+ * that wrote it (a rename keeps the inode, size and modification time), so the caller never
+ * mistakes a file another process put there for its own. Once the rename is done the change is
+ * made: a failing folder flush after it is retried once and then left, because reporting failure
+ * for a change every reader already sees would make a client that retries store it twice.
+ */
+export function writeFileDurably(path: string, text: string | Buffer, options = {durable: true, backup: true}): string {
   const dir = dirname(path)
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
-  const fd = openSync(tmp, 'wx', FILE_MODE)
+  let identity: string
   try {
+    const fd = openSync(tmp, 'wx', FILE_MODE)
     try {
       writeAll(fd, text)
       if (options.durable) fsyncSync(fd)
+      identity = identityText(fstatSync(fd, {bigint: true}))
     } finally {
       closeSync(fd)
     }
+  } catch (error) {
+    removeQuietly(tmp)
+    throw fsError(error, 'write', path)
+  }
+  try {
     if (options.backup) keepBackup(path)
     renameSync(tmp, path)
   } catch (error) {
     removeQuietly(tmp)
-    throw error
+    throw fsError(error, 'replace', path)
   }
-  if (options.durable) fsyncDir(dir)
+  if (options.durable) flushAfterCommit(dir)
+  return identity
+}
+
+function flushAfterCommit(dir: string): void {
+  try {
+    fsyncDir(dir)
+  } catch {
+    try {
+      fsyncDir(dir)
+    } catch {
+      // See writeFileDurably: the new file is in place; only its durability across a power cut is in doubt.
+    }
+  }
+}
+
+/**
+ * Creates a folder and any missing parents (mode 0700), and flushes each new one's entry in
+ * its parent, so a power cut cannot lose a folder whose files were flushed.
+ */
+export function makeDirDurably(path: string): void {
+  let first: string | undefined
+  try {
+    first = mkdirSync(path, {recursive: true, mode: DIR_MODE})
+  } catch (error) {
+    throw fsError(error, 'create the folder', path)
+  }
+  if (first === undefined) return
+  const created = [first, ...relative(first, path).split(sep).filter(Boolean)]
+  let current = ''
+  for (const [i, part] of created.entries()) {
+    current = i === 0 ? part : join(current, part)
+    try {
+      fsyncDir(dirname(current))
+    } catch (error) {
+      throw fsError(error, 'flush the folder', dirname(current))
+    }
+  }
 }
 
 function writeAll(fd: number, text: string | Buffer): void {
@@ -144,11 +213,17 @@ function writeAll(fd: number, text: string | Buffer): void {
 
 function keepBackup(path: string): void {
   const bak = backupPath(path)
-  removeQuietly(bak)
-  try {
-    linkSync(path, bak)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  for (let attempt = 0; ; attempt++) {
+    removeQuietly(bak)
+    try {
+      linkSync(path, bak)
+      return
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') return
+      // A .bak that reappeared between the unlink and the link (a process that ignores the lock): replace it once more.
+      if (code !== 'EEXIST' || attempt > 0) throw fsError(error, 'keep the previous version of', `${path} as ${bak}`)
+    }
   }
 }
 

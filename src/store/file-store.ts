@@ -1,12 +1,13 @@
-import {existsSync, mkdirSync, readdirSync} from 'node:fs'
+import {existsSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
 
 import {MemError} from '../errors.js'
 import type {FactIndex, Hit, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
-import {DIR_MODE, keepCopy} from './durable-file.js'
+import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './durable-file.js'
 import {preMigrationPath} from './format.js'
-import {newId} from './ids.js'
+import {idAfter, maxId} from './ids.js'
 import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
@@ -15,17 +16,28 @@ import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-ind
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {liveDuplicate} from './duplicates.js'
-import type {AddedFact, AddOptions, ImportBatch, ImportResult, NewCheckpoint, NewFact, ScoredFact, SearchQuery, Store} from './store.js'
+import {PartialImport, type AddedFact, type AddOptions, type ImportBatch, type ImportResult, type NewCheckpoint, type NewFact, type ScoredFact, type SearchQuery, type Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
 /**
- * How much of other agents' files a long-running process keeps in memory, counted as their
- * serialized size (the index and id map cost a few times that again). One server can serve
- * many agents; past this budget the least recently used agents are dropped and re-read (from
- * the saved index) when next used. The agent in use is never dropped.
+ * How much memory a long-running process spends on the agents it keeps warm, as estimated by
+ * {@link AgentFiles.cost}. One server can serve many agents; past this budget the least
+ * recently used agents are dropped and read again (from the saved index) when next used. The
+ * agent in use is never dropped.
  */
-const CACHE_BUDGET_BYTES = 32 * 1024 * 1024
+const CACHE_BUDGET_BYTES = 64 * 1024 * 1024
+
+/**
+ * What a warm agent costs in memory whatever it holds: the search index's first arrays (about
+ * 50 KiB of typed arrays), the id map, the cached segments and their bookkeeping. Measured with
+ * one fact per agent: 69 KiB of heap and array buffers, 87 KiB of resident memory per agent.
+ */
+const AGENT_COST_BYTES = 80 * 1024
+/** Each fact held with its index entry and id map entry: measured 1.0 to 1.2 KB (heap and array buffers) from 10,000 to 50,000 facts. */
+const WARM_FACT_BYTES = 1300
+/** A record held as an object without index, as a multiple of its serialized size. */
+const RECORD_BYTES_PER_SERIALIZED = 3
 
 /**
  * What an operation needs brought up to date before it runs: every segment of a collection,
@@ -100,8 +112,19 @@ class AgentFiles {
     }
   }
 
-  heldBytes(): number {
-    return this.facts.bytes() + this.checkpoints.bytes()
+  /**
+   * An estimate of the memory this agent holds, calibrated by measurement (see the constants;
+   * `npm run bench` reports a server's resident memory across 5,000 and 50,000 agents).
+   */
+  cost(): number {
+    const records = (this.facts.bytes() + this.checkpoints.bytes()) * RECORD_BYTES_PER_SERIALIZED
+    const indexed = this.index || this.ids ? this.facts.count() * WARM_FACT_BYTES : 0
+    return AGENT_COST_BYTES + records + indexed
+  }
+
+  /** Dropped from the cache: the identities remembered for its files go too, so nothing of it stays. */
+  forget(): void {
+    for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[]) for (const seg of cache.all()) forgetIdentity(cache.files.path(seg.name))
   }
 
   /** Every fact by id; the facts must have been refreshed with `all`. */
@@ -171,11 +194,25 @@ class AgentFiles {
   }
 }
 
+type Written = {cache: CachedSegments<never>; segment: Segment<never>}
+
 /** The changes one locked write makes, applied in order and then stamped once. */
 class Transaction {
-  private readonly written: {cache: CachedSegments<never>; segment: Segment<never>}[] = []
+  private readonly written: Written[] = []
 
   constructor(private readonly agent: AgentFiles) {}
+
+  /**
+   * The id for a new fact or checkpoint: after every id in the collection's last segment, so
+   * "latest" is the order of writes under the lock, never the wall clock's.
+   */
+  nextFactId(): string {
+    return idAfter(maxId(this.agent.facts.last()?.records ?? []))
+  }
+
+  nextCheckpointId(): string {
+    return idAfter(maxId(this.agent.checkpoints.last()?.records ?? []))
+  }
 
   appendFact(fact: FactRecord): void {
     this.append(this.agent.facts, fact, true)
@@ -193,9 +230,23 @@ class Transaction {
     this.put(this.agent.facts, seg.name, records, true)
   }
 
+  /** Segments written by other means (an import packs its own), to be stamped with the rest. */
+  adopt(written: Written[]): void {
+    this.written.push(...written)
+  }
+
+  /** True once any data file of this change is in place. */
+  wroteAny(): boolean {
+    return this.written.length > 0
+  }
+
+  /** Stamps the revision once the data files are in place; nothing here can undo them. */
   commit(revision: Revision | undefined): void {
     if (this.written.length === 0) return
-    const stamped = bumpRevision(this.agent.dir, revision, [...new Set(this.written.map((w) => w.cache.key(w.segment.name)))], this.agent.checked())
+    // In write order, so a segment written twice ends up stamped (and remembered) as last written.
+    const identities: Record<string, string | undefined> = {}
+    for (const w of this.written) identities[w.cache.key(w.segment.name)] = w.segment.identity
+    const stamped = bumpRevision(this.agent.dir, revision, identities, this.agent.checked())
     for (const w of this.written) w.cache.remember(w.segment, stamped)
   }
 
@@ -239,7 +290,7 @@ export class FileStore implements Store {
     return this.write(agent, {facts: guard ? 'all' : 'last'}, (tx, a) => {
       const existing = guard ? liveDuplicate(a.facts.records(), fact.content) : undefined
       if (existing) return {...existing, duplicate: true as const}
-      const record: FactRecord = {id: newId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
+      const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
       tx.appendFact(record)
       return record
     })
@@ -271,7 +322,7 @@ export class FileStore implements Store {
     return this.write(agent, {facts: 'all'}, (tx, a) => {
       for (const id of ids) this.findLiveFact(a, agent, id)
       const time = now()
-      const record: FactRecord = {id: newId(), content: next.content, tags: next.tags, created_at: time, ...threadOf(next), supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
+      const record: FactRecord = {id: tx.nextFactId(), content: next.content, tags: next.tags, created_at: time, ...threadOf(next), supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
       // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
       tx.appendFact(record)
       for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time})
@@ -294,7 +345,7 @@ export class FileStore implements Store {
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, {checkpoints: 'last'}, (tx) => {
-      const record: CheckpointRecord = {id: newId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
+      const record: CheckpointRecord = {id: tx.nextCheckpointId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
       tx.appendCheckpoint(record)
       return record
     })
@@ -304,8 +355,10 @@ export class FileStore implements Store {
     // All segments: an import may append a checkpoint older than those already saved.
     const a = this.read(agent, {checkpoints: 'all'})
     if (id === undefined) {
+      // The largest id: ids follow the order of saves (see Transaction.nextCheckpointId), and an
+      // imported checkpoint keeps the id of when it was first saved.
       let latest: CheckpointRecord | undefined
-      for (const cp of a.checkpoints.records()) if (!latest || newerThan(cp, latest)) latest = cp
+      for (const cp of a.checkpoints.records()) if (!latest || cp.id > latest.id) latest = cp
       if (!latest) throw new MemError('no_checkpoint', `No checkpoint found for agent "${agent}".`)
       return latest
     }
@@ -321,7 +374,7 @@ export class FileStore implements Store {
     try {
       const root = agentsRoot(this.home)
       return readdirSync(root, {withFileTypes: true})
-        .filter((e) => isFolderEntry(root, e))
+        .filter((e) => isFolderEntry(root, e) && holdsRecords(join(root, e.name)))
         .flatMap((e) => decodeAgentDir(e.name) ?? [])
         .sort()
     } catch (error) {
@@ -343,15 +396,23 @@ export class FileStore implements Store {
     return a
   }
 
+  /** How many agents this process keeps warm, and their estimated cost in bytes (for tests and diagnostics). */
+  cacheUse(): {agents: number; bytes: number} {
+    let bytes = 0
+    for (const a of this.agents.values()) bytes += a.cost()
+    return {agents: this.agents.size, bytes}
+  }
+
   private evict(keep: AgentFiles): void {
     if (this.agents.size < 2) return
     let total = 0
-    for (const a of this.agents.values()) total += a.heldBytes()
+    for (const a of this.agents.values()) total += a.cost()
     for (const [name, a] of this.agents) {
       if (total <= CACHE_BUDGET_BYTES) break
       if (a === keep) continue
-      total -= a.heldBytes()
+      total -= a.cost()
       this.agents.delete(name)
+      a.forget()
     }
   }
 
@@ -364,21 +425,38 @@ export class FileStore implements Store {
 
   private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
     const dir = this.agent(agent).dir
-    mkdirSync(dir, {recursive: true, mode: DIR_MODE})
-    // Loaded by the first write: proper-lockfile and graceful-fs cost a read-only command
-    // (a cold `mem search`) several milliseconds at start-up for nothing.
+    try {
+      makeDirDurably(dir)
+    } catch (error) {
+      throw withOutcome(error, undefined)
+    }
+    // Loaded by the first write: the lock's native addon costs a read-only command (a cold
+    // `mem search`) start-up time for nothing.
     const {withLock} = await import('./lock.js')
     return withLock(dir, () => {
-      const revision = readRevision(dir)
-      const a = this.agent(agent)
-      // Every held segment is re-checked by file identity, so one replaced by a writer that died
-      // before stamping the revision is read afresh, not written over from a stale copy.
-      a.refresh(revision, needs)
-      const tx = new Transaction(a)
-      upgradeOutdated(a)
-      const result = change(tx, a)
-      tx.commit(revision)
-      return result
+      for (let attempt = 0; ; attempt++) {
+        const revision = readRevision(dir)
+        const a = this.agent(agent)
+        const tx = new Transaction(a)
+        try {
+          // Every held segment is re-checked by file identity, so one replaced by a writer that died
+          // before stamping the revision is read afresh, not written over from a stale copy.
+          a.refresh(revision, needs)
+          upgradeOutdated(a)
+          const result = change(tx, a)
+          tx.commit(revision)
+          return result
+        } catch (error) {
+          // A file replaced behind the lock's back: forget everything held for the agent, read it
+          // afresh and run the change again, once, if none of it is on disk yet. A long-running
+          // server must never be stuck refusing every write.
+          if (error instanceof ChangedMeanwhile && !tx.wroteAny() && attempt === 0) {
+            this.agents.delete(agent)
+            continue
+          }
+          throw withOutcome(error, tx)
+        }
+      }
     })
   }
 
@@ -398,19 +476,23 @@ export class FileStore implements Store {
   }
 
   async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
-    return this.write(agent, {facts: 'all', checkpoints: 'all'}, (_tx, a) => {
+    return this.write(agent, {facts: 'all', checkpoints: 'all'}, (tx, a) => {
       const knownCheckpoints = new Set([...a.checkpoints.records()].map((c) => c.id))
       const facts = newById(batch.facts, (id) => a.byId().has(id))
       const checkpoints = newById(batch.checkpoints, (id) => knownCheckpoints.has(id))
       // New facts are written before old ones are marked, as in supersede: a crash in between leaves both live.
-      const written = [...appendPacked(a.facts, facts, (change) => a.follow([change])), ...appendPacked(a.checkpoints, checkpoints)]
-      const marked = markLive(a, batch.marks ?? [], written)
-      if (written.length > 0) {
-        const stamped = bumpRevision(a.dir, readRevision(a.dir), written.map((w) => w.cache.key(w.segment.name)), a.checked())
-        // In write order, so a segment written twice ends up remembered as last written.
-        for (const w of written) w.cache.remember(w.segment, stamped)
+      const saved = {facts: 0, checkpoints: 0}
+      try {
+        appendPacked(a.facts, facts, tx, (change) => {
+          saved.facts += change.after.length - change.before.length
+          a.follow([change])
+        })
+        appendPacked(a.checkpoints, checkpoints, tx, (change) => (saved.checkpoints += change.after.length - change.before.length))
+        const marked = markLive(a, batch.marks ?? [], tx)
+        return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
+      } catch (error) {
+        throw tx.wroteAny() ? partialImport(error, saved, {facts: facts.length, checkpoints: checkpoints.length}) : error
       }
-      return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
     })
   }
 }
@@ -430,11 +512,6 @@ function upgradeOutdated(a: AgentFiles): void {
     }
     a.outdated.delete(key)
   }
-}
-
-/** Later creation time wins; ids (time-sortable) break ties. */
-function newerThan(a: CheckpointRecord, b: CheckpointRecord): boolean {
-  return a.created_at === b.created_at ? a.id > b.id : a.created_at > b.created_at
 }
 
 function contextOf(hit: Hit): {contextFor?: string} {
@@ -464,8 +541,7 @@ function newById<T extends {id: string}>(records: T[], known: (id: string) => bo
  * Appends many records with one write per segment file instead of one per record, which
  * keeps a large import linear. Called under the agent's lock; the caller stamps the revision.
  */
-function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (change: Change<T>) => void): {cache: CachedSegments<never>; segment: Segment<never>}[] {
-  const written: {cache: CachedSegments<never>; segment: Segment<never>}[] = []
+function appendPacked<T>(cache: CachedSegments<T>, records: T[], tx: Transaction, onChange?: (change: Change<T>) => void): void {
   const last = cache.last()
   let open: Segment<T> | undefined = last && {name: last.name, records: [...last.records], bytes: last.bytes}
   let before: T[] = last?.records ?? []
@@ -474,8 +550,8 @@ function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (cha
     if (!open || !dirty) return
     const segment = cache.files.write(open.name, open.records)
     cache.remember(segment, undefined)
+    tx.adopt([{cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>}])
     onChange?.({name: open.name, before, after: open.records})
-    written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
   }
   for (const record of records) {
     const bytes = JSON.stringify(record).length
@@ -490,11 +566,10 @@ function appendPacked<T>(cache: CachedSegments<T>, records: T[], onChange?: (cha
     dirty = true
   }
   flush()
-  return written
 }
 
 /** Applies marks to facts that are still live, rewriting each touched segment once. */
-function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, written: {cache: CachedSegments<never>; segment: Segment<never>}[]): string[] {
+function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, tx: Transaction): string[] {
   const bySegment = new Map<string, Map<string, Partial<FactRecord>>>()
   for (const {id, patch} of marks) {
     const entry = a.byId().get(id)
@@ -511,8 +586,33 @@ function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, writt
     const segment = a.facts.files.write(name, records)
     a.facts.remember(segment, undefined)
     a.follow([{name, before: seg.records, after: records}])
-    written.push({cache: a.facts as unknown as CachedSegments<never>, segment: segment as Segment<never>})
+    tx.adopt([{cache: a.facts as unknown as CachedSegments<never>, segment: segment as Segment<never>}])
     marked.push(...patches.keys())
   }
   return marked
+}
+
+/**
+ * An agent exists once a segment of it was written: a folder whose first write failed (a full
+ * disk) holds only its lock file, and is not an agent. The folder itself stays: deleting it
+ * would delete the lock file another writer may be waiting on.
+ */
+function holdsRecords(dir: string): boolean {
+  return new SegmentedFiles(dir, FACT_SEGMENT).names().length > 0 || new SegmentedFiles(dir, CHECKPOINT_SEGMENT).names().length > 0
+}
+
+/**
+ * What a failed change left on disk, said in its error: a retrying client must know whether
+ * anything was saved. Only file-system failures (io_error) carry it; others save nothing.
+ */
+function withOutcome(error: unknown, tx: Transaction | undefined): unknown {
+  if (!(error instanceof MemError) || error.code !== 'io_error' || error instanceof ChangedMeanwhile || error instanceof PartialImport) return error
+  const outcome = tx?.wroteAny() ? 'part of the change was saved; run "mem doctor" before trying again' : 'nothing was saved'
+  return new MemError('io_error', `${error.message}; ${outcome}`)
+}
+
+function partialImport(error: unknown, saved: {facts: number; checkpoints: number}, planned: {facts: number; checkpoints: number}): unknown {
+  if (!(error instanceof MemError) || error.code !== 'io_error') return error
+  const parts = [`${saved.facts} of ${planned.facts} facts`, ...(planned.checkpoints > 0 ? [`${saved.checkpoints} of ${planned.checkpoints} checkpoints`] : [])]
+  return new PartialImport(`${error.message}; ${parts.join(' and ')} of this agent were saved before it stopped. Running the import again is safe: it skips what is already stored.`, saved)
 }

@@ -1,143 +1,141 @@
-import fs from 'node:fs'
+import {closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import lockfile from 'proper-lockfile'
-
 import {MemError} from '../errors.js'
-import {DIR_MODE} from './durable-file.js'
+import {FILE_MODE} from './durable-file.js'
+import {fsError} from './fs-errors.js'
 
-/** A holder that died leaves its lock behind; after this long without a refresh it is taken over. */
-export const STALE_LOCK_MS = 4000
-/** A live holder refreshes its lock every second: below this its lock could be mistaken for a dead one's. */
-export const MIN_STALE_LOCK_MS = 2000
-const REFRESH_MS = 1000
 const DEFAULT_TIMEOUT_MS = 10_000
 
+/**
+ * The file whose kernel lock guards one agent folder. It is a plain file that is never
+ * deleted: removing a lock file lets two processes lock two different files of one name.
+ * An older mem used a `.lock` folder instead (see docs/adr/0004-kernel-locks.md).
+ */
 export function lockPath(dir: string): string {
-  return `${dir}/.lock`
+  return `${dir}/write.lock`
 }
 
-function envMs(name: string, fallback: number, floor = 1): number {
-  const fromEnv = Number(process.env[name])
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? Math.max(fromEnv, floor) : fallback
+/** Left by an older mem that locked with proper-lockfile: no mem reads or honours them now. */
+export function legacyLockPaths(dir: string): string[] {
+  return [`${dir}/.lock`, `${dir}/.lock-takeover`]
 }
 
 /** How long a client waits for the lock before giving up (MEM_LOCK_TIMEOUT_MS, default 10 s). */
 export function lockTimeoutMs(): number {
-  return envMs('MEM_LOCK_TIMEOUT_MS', DEFAULT_TIMEOUT_MS)
+  const fromEnv = Number(process.env.MEM_LOCK_TIMEOUT_MS)
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_TIMEOUT_MS
 }
 
-/** How old an unrefreshed lock must be to count as left by a dead holder (MEM_LOCK_STALE_MS, 2 s at least, default 4 s). */
-export function staleLockMs(): number {
-  return envMs('MEM_LOCK_STALE_MS', STALE_LOCK_MS, MIN_STALE_LOCK_MS)
+interface NativeLocks {
+  tryLock(fd: number): boolean
+  unlock(fd: number): void
 }
 
-/** The lock is a directory; proper-lockfile makes it with the process umask, so it is made private here. */
-const privateFs = {
-  ...fs,
-  mkdir: (path: string, callback: (error: NodeJS.ErrnoException | null) => void) => fs.mkdir(path, {mode: DIR_MODE}, callback),
-}
+let native: NativeLocks | undefined
 
-/** True when the lock of `dir` exists and has not been refreshed within the stale time. */
-export function isLockStale(dir: string): boolean {
-  return isStale(lockPath(dir))
+/** Loaded by the first write only: a read never locks, so a cold search does not pay for the addon. */
+function kernelLocks(): NativeLocks {
+  native ??= createRequire(import.meta.url)('fs-native-extensions') as NativeLocks
+  return native
 }
 
 /**
- * Runs `fn` while holding the inter-process lock of one agent folder. Waiting is bounded:
- * past the timeout the caller gets a clear error instead of a hang. If the lock is lost
- * while held (another process judged it stale), `fn`'s result is refused rather than
- * trusted, because its writes may have raced another writer.
+ * Runs `fn` while holding the kernel lock of one agent folder (an open-file-description lock
+ * on Linux, flock on macOS, LockFileEx on Windows). The kernel frees it the moment its holder
+ * exits, by any signal; a holder that is stopped or stalled keeps it, however long, so no
+ * other writer can ever go ahead under it. Waiting is bounded: past the timeout the caller
+ * gets a clear error that says who holds the lock, instead of a hang.
  */
 export async function withLock<T>(dir: string, fn: () => T | Promise<T>): Promise<T> {
-  let compromised: Error | undefined
-  const release = await acquire(dir, (error) => {
-    compromised = error
-  })
+  const fd = await acquire(dir)
   try {
-    const result = await fn()
-    if (compromised) throw new MemError('io_error', `the lock on ${dir} was lost while writing: ${compromised.message}`)
-    return result
+    return await fn()
   } finally {
-    await release().catch(() => {})
-  }
-}
-
-async function acquire(dir: string, onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
-  const deadline = Date.now() + lockTimeoutMs()
-  let wait = 2
-  for (;;) {
     try {
-      return await lockfile.lock(dir, {
-        lockfilePath: lockPath(dir),
-        realpath: false,
-        // proper-lockfile would remove a stale lock itself, but two waiters can then each remove
-        // the other's fresh lock and both go ahead. Stale locks are taken over by takeOver() instead.
-        stale: NEVER_STALE_MS,
-        update: REFRESH_MS,
-        fs: privateFs,
-        retries: 0,
-        onCompromised,
-      })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error
+      kernelLocks().unlock(fd)
+    } finally {
+      closeSync(fd)
     }
-    if (isLockStale(dir) && takeOver(dir)) continue
-    if (Date.now() >= deadline) {
-      throw new MemError(
-        'lock_timeout',
-        `could not lock ${dir} within ${lockTimeoutMs()} ms: another mem process is writing to it. Nothing was changed. Try again; if no mem process is running, "mem doctor --fix" removes a stale lock.`,
-      )
+  }
+}
+
+async function acquire(dir: string): Promise<number> {
+  const path = lockPath(dir)
+  const fd = openLockFile(path)
+  try {
+    const deadline = Date.now() + lockTimeoutMs()
+    let wait = 2
+    while (!kernelLocks().tryLock(fd)) {
+      if (Date.now() >= deadline) throw timedOut(dir, readHolder(fd))
+      await sleep(wait + Math.random() * wait)
+      wait = Math.min(wait * 2, 50)
     }
-    await sleep(wait + Math.random() * wait)
-    wait = Math.min(wait * 2, 50)
-  }
-}
-
-const NEVER_STALE_MS = 365 * 24 * 3600 * 1000
-
-export function takeoverPath(dir: string): string {
-  return `${dir}/.lock-takeover`
-}
-
-/**
- * Removes a stale lock so that waiters can compete for it again; false when another process is doing it. Only the process holding the
- * takeover guard may remove it, and it looks again under the guard: a waiter that judged the
- * lock stale a moment ago can therefore never remove a fresh lock that another waiter just
- * took. The guard is held for two system calls; one left by a process killed in between is
- * itself removed once stale.
- */
-function takeOver(dir: string): boolean {
-  const guard = takeoverPath(dir)
-  try {
-    fs.mkdirSync(guard, {mode: DIR_MODE})
+    writeHolder(fd)
+    return fd
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    if (isStale(guard)) removeDir(guard)
-    return false
-  }
-  try {
-    if (isLockStale(dir)) removeDir(lockPath(dir))
-    return true
-  } finally {
-    removeDir(guard)
-  }
-}
-
-/** True when `path` exists and was last touched longer ago than the stale time. */
-export function isStale(path: string): boolean {
-  try {
-    return fs.statSync(path).mtimeMs < Date.now() - staleLockMs()
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    closeSync(fd)
     throw error
   }
 }
 
-function removeDir(path: string): void {
+function openLockFile(path: string): number {
+  let fd: number
   try {
-    fs.rmdirSync(path)
+    // O_NOFOLLOW: a link planted under this name is refused, never followed to another file.
+    fd = openSync(path, constants.O_RDWR | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), FILE_MODE)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ELOOP' || code === 'EMLINK') throw badLockFile(path, 'it is a symbolic link')
+    if (code === 'EISDIR') throw badLockFile(path, 'it is a folder')
+    throw fsError(error, 'open the lock file', path, 'Nothing was changed.')
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd)
+    throw badLockFile(path, 'it is not a regular file')
+  }
+  return fd
+}
+
+function badLockFile(path: string, what: string): MemError {
+  return new MemError(
+    'io_error',
+    `cannot lock ${path}: ${what}, and mem's lock file must be a regular file. Nothing was changed. Remove it ("mem doctor --fix" does) and try again.`,
+  )
+}
+
+interface Holder {
+  pid: number
+  since: string
+}
+
+/** Who holds the lock, for a waiter that gives up: a small record the holder writes over the file's start. */
+function writeHolder(fd: number): void {
+  const bytes = Buffer.from(`${JSON.stringify({pid: process.pid, since: new Date().toISOString()})}\n`)
+  try {
+    writeSync(fd, bytes, 0, bytes.length, 0)
+    ftruncateSync(fd, bytes.length)
+  } catch {
+    // Only a waiter's error message needs it: a full disk must not stop the write it guards.
+  }
+}
+
+function readHolder(fd: number): Holder | undefined {
+  try {
+    const buf = Buffer.alloc(256)
+    const n = readSync(fd, buf, 0, buf.length, 0)
+    const parsed = JSON.parse(buf.subarray(0, n).toString('utf8')) as Partial<Holder>
+    return typeof parsed.pid === 'number' && typeof parsed.since === 'string' ? {pid: parsed.pid, since: parsed.since} : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function timedOut(dir: string, holder: Holder | undefined): MemError {
+  const who = holder ? `mem process ${holder.pid} has held it since ${holder.since}` : 'another mem process is writing to it'
+  const what = holder
+    ? `If process ${holder.pid} is stopped (Ctrl-Z, a debugger, kill -STOP), resume it ("fg", or "kill -CONT ${holder.pid}") or end it: the lock is freed the moment it exits. Then try again.`
+    : 'Try again once it has finished.'
+  return new MemError('lock_timeout', `could not lock ${dir} within ${lockTimeoutMs()} ms: ${who}. Nothing was changed. ${what}`)
 }

@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {fileIdentity, writeFileDurably} from './durable-file.js'
+import {fileIdentity, removeQuietly, writeFileDurably} from './durable-file.js'
 
 /**
  * A per-agent stamp that says which segment changed last, so a long-running server sees
@@ -35,20 +35,39 @@ export function readRevision(agentDir: string): Revision | undefined {
   return undefined
 }
 
-export function bumpRevision(agentDir: string, current: Revision | undefined, keys: string[], checked: Record<string, string> = {}): Revision {
+/**
+ * Stamps the segments just written (`written`: key → identity of the file written) and returns
+ * the new stamp. The data files are committed by then, so a stamp that cannot be written is
+ * not a failure of the change: it is removed if it can be (readers then go by file identity
+ * and the next write starts a new epoch) and undefined is returned.
+ */
+export function bumpRevision(agentDir: string, current: Revision | undefined, written: Record<string, string | undefined>, checked: Record<string, string> = {}): Revision | undefined {
   const files: Record<string, string> = {...current?.files}
   // Only identities that still hold: a file replaced since it was checked must be checked again.
   for (const [key, identity] of Object.entries(checked)) if (fileIdentity(join(agentDir, key)) === identity) files[key] = identity
   const next: Revision = current ? {epoch: current.epoch, segments: {...current.segments}, files} : {epoch: randomBytes(6).toString('hex'), segments: {}, files}
-  for (const key of keys) {
+  for (const [key, identity] of Object.entries(written)) {
     next.segments[key] = (next.segments[key] ?? 0) + 1
-    const identity = fileIdentity(join(agentDir, key))
     if (identity === undefined) delete files[key]
     else files[key] = identity
   }
-  // Not fsynced: losing it to a power cut only costs readers a re-read.
-  writeFileDurably(revisionPath(agentDir), JSON.stringify(next), {durable: false, backup: false})
-  return next
+  try {
+    // Not fsynced: losing it to a power cut only costs readers a re-read.
+    writeFileDurably(revisionPath(agentDir), JSON.stringify(next), {durable: false, backup: false})
+    return next
+  } catch {
+    try {
+      removeQuietly(revisionPath(agentDir))
+    } catch {
+      // Left as it was: its counters no longer match the files' identities, so readers re-read them.
+    }
+    return undefined
+  }
+}
+
+/** The current identity of each of `keys` (segment paths inside the agent folder), for stamping files written by other means. */
+export function identitiesOf(agentDir: string, keys: string[]): Record<string, string | undefined> {
+  return Object.fromEntries(keys.map((key) => [key, fileIdentity(join(agentDir, key))]))
 }
 
 export function revisionKey(revision: Revision | undefined, segmentKey: string): string | undefined {

@@ -1,10 +1,10 @@
-import {mkdirSync, readdirSync, statSync} from 'node:fs'
+import {readdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {LowSync} from 'lowdb'
 import type * as v from 'valibot'
 
-import {DIR_MODE, DurableJsonFile, fileIdentity} from './durable-file.js'
+import {DurableJsonFile, fileIdentity, makeDirDurably} from './durable-file.js'
 import {decodeFile, encodeFile, type Kind} from './format.js'
 import {isLink, refuseLinkedDataFile} from './links.js'
 import {inside} from './paths.js'
@@ -25,6 +25,8 @@ export interface Segment<T> {
   records: T[]
   /** Serialized size at the last read or write, to decide when to open a new segment. */
   bytes: number
+  /** For a segment this process just wrote: the identity of the file it wrote (see writeFileDurably). */
+  identity?: string
 }
 
 /**
@@ -79,13 +81,13 @@ export class SegmentedFiles<T> {
   }
 
   write(name: string, records: T[]): Segment<T> {
-    mkdirSync(this.folder, {recursive: true, mode: DIR_MODE})
+    makeDirDurably(this.folder)
     const path = this.path(name)
-    const db = new LowSync<unknown>(new DurableJsonFile(path), null)
+    const file = new DurableJsonFile(path)
+    const db = new LowSync<unknown>(file, null)
     db.data = encodeFile(this.spec.kind, records, path)
     db.write()
-    // The size on disk, as read() reports it: cheaper than serialising a thousand records again.
-    return {name, records, bytes: statSync(this.path(name)).size}
+    return {name, records, bytes: file.written!.bytes, identity: file.written!.identity}
   }
 
   /** Where the next record goes: the last segment, or a new one once the last is full. */

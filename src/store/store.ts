@@ -1,3 +1,4 @@
+import {MemError} from '../errors.js'
 import type {CheckpointRecord, FactRecord} from './records.js'
 
 export type {CheckpointRecord, FactRecord} from './records.js'
@@ -85,4 +86,14 @@ export interface ImportResult {
   facts: string[]
   checkpoints: string[]
   marked: string[]
+}
+
+/** An import that stopped part way: what it wrote is stored for good, and running it again skips that. */
+export class PartialImport extends MemError {
+  constructor(
+    message: string,
+    readonly saved: {facts: number; checkpoints: number},
+  ) {
+    super('io_error', message)
+  }
 }

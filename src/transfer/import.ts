@@ -8,7 +8,7 @@ import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.
 import {describeIssue} from '../store/format.js'
 import {newId} from '../store/ids.js'
 import {isLive} from '../store/records.js'
-import type {CheckpointRecord, FactRecord, ImportBatch} from '../store/store.js'
+import {PartialImport, type CheckpointRecord, type FactRecord, type ImportBatch, type ImportResult} from '../store/store.js'
 import {CheckpointLine, EXPORT_FORMAT, EXPORT_VERSION, FactLine, HeaderLine, factLineProblem, toRecord} from './export-format.js'
 import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-server-format.js'
 import type {OnProgress} from './progress.js'
@@ -93,7 +93,7 @@ export async function importRecords(ctx: OperationContext, raw: ImportInput, onP
       checkpoints: sortByTime(batch.checkpoints.map((p) => p.record)),
       marks: batch.marks.map((m) => ({id: m.id, patch: m.patch})),
     }
-    const result = input.dry_run ? {facts: records.facts.map((f) => f.id), checkpoints: records.checkpoints.map((c) => c.id), marked: batch.marks.map((m) => m.id)} : await ctx.store.importRecords(agent, records)
+    const result = input.dry_run ? {facts: records.facts.map((f) => f.id), checkpoints: records.checkpoints.map((c) => c.id), marked: batch.marks.map((m) => m.id)} : await writeBatch(ctx, agent, records, report)
     // Another process may have added the same ids, or changed the same facts, since the plan was made.
     const addedIds = new Set([...result.facts, ...result.checkpoints])
     for (const [id, line] of lineOf) if (!addedIds.has(id)) report.skipped.push({line, message: `${id} was added meanwhile by another mem process`})
@@ -111,6 +111,18 @@ export async function importRecords(ctx: OperationContext, raw: ImportInput, onP
   report.skipped.sort((a, b) => a.line - b.line)
   report.updated.sort((a, b) => a.line - b.line)
   return report
+}
+
+/** One agent's locked write; a failure says what the import had stored by then, and that a re-run is safe. */
+async function writeBatch(ctx: OperationContext, agent: string, records: ImportBatch, report: ImportReport): Promise<ImportResult> {
+  try {
+    return await ctx.store.importRecords(agent, records)
+  } catch (error) {
+    if (!(error instanceof MemError) || error.code !== 'io_error') throw error
+    const before = report.agents.length === 0 ? '' : ` ${plural(report.added.facts, 'fact')} and ${plural(report.added.checkpoints, 'checkpoint')} of ${plural(report.agents.length, 'agent')} before it were imported in full.`
+    const again = error instanceof PartialImport ? '' : ' Running the import again is safe: it skips what is already stored.'
+    throw new MemError('io_error', `The import stopped at agent "${agent}": ${error.message}${before}${again}`)
+  }
 }
 
 function parseLines(ctx: OperationContext, input: v.InferOutput<typeof ImportInput>, onProgress?: OnProgress): Parsed {

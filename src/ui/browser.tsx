@@ -45,6 +45,14 @@ function useLoad(dispatch: (a: Action) => void, load: (() => Promise<Action>) | 
   }, deps)
 }
 
+/** How the browser ends when left with Ctrl-C; runBrowser turns it into exit status 130. */
+export class Interrupted extends Error {
+  constructor() {
+    super('interrupted')
+    this.name = 'Interrupted'
+  }
+}
+
 export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}: BrowserProps) {
   const [state, dispatch] = useReducer(reduce, agent, initialState)
   const {exit} = useApp()
@@ -56,8 +64,8 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
   useInput((input, key) => dispatch({type: 'key', input, key}))
 
   useEffect(() => {
-    if (state.quit) exit()
-  }, [state.quit, exit])
+    if (state.quit) exit(state.interrupted ? new Interrupted() : undefined)
+  }, [state.quit, state.interrupted, exit])
 
   useEffect(() => {
     if (pollMs <= 0) return

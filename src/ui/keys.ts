@@ -24,6 +24,7 @@ function vertical(input: string, key: Key, letters: boolean): Action | undefined
  */
 export function keyToAction(state: State, input: string, key: Key): Action | undefined {
   const {screen} = state
+  if (key.ctrl && input === 'c') return {type: 'interrupt'}
   if (state.pending) return undefined
 
   if (screen.name === 'edit') {

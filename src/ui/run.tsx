@@ -3,7 +3,7 @@ import {constants} from 'node:os'
 
 import type {OperationContext} from '../ops/index.js'
 import {operationsBackend} from './backend.js'
-import {Browser} from './browser.js'
+import {Browser, Interrupted} from './browser.js'
 
 const ENTER_ALT_SCREEN = '\u001B[?1049h'
 const LEAVE_ALT_SCREEN = '\u001B[?1049l'
@@ -31,8 +31,14 @@ export async function runBrowser(ctx: OperationContext, agent: string): Promise<
   process.once('exit', restoreTerminal)
   for (const signal of SIGNALS) process.once(signal, onSignal)
   try {
-    const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} />, {exitOnCtrlC: true, patchConsole: false})
-    await app.waitUntilExit()
+    // Ctrl-C is a key the browser handles (src/ui/keys.ts), so that it can end with status 130 as shells expect.
+    const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} />, {exitOnCtrlC: false, patchConsole: false})
+    try {
+      await app.waitUntilExit()
+    } catch (error) {
+      if (!(error instanceof Interrupted)) throw error
+      process.exitCode = 130
+    }
   } finally {
     restoreTerminal()
     process.off('exit', restoreTerminal)

@@ -36,6 +36,7 @@ export interface State {
   /** Bumped by the poll timer and after writes: every view reloads what it shows. */
   generation: number
   quit: boolean
+  interrupted: boolean
 }
 
 export type Action =
@@ -48,6 +49,8 @@ export type Action =
   | {type: 'open'}
   | {type: 'back'}
   | {type: 'quit'}
+  /** Ctrl-C: leave as a shell expects of an interrupted program (exit 130). */
+  | {type: 'interrupt'}
   | {type: 'show'; screen: 'agents' | 'checkpoints'}
   | {type: 'add'}
   | {type: 'edit'}
@@ -83,6 +86,7 @@ export function initialState(agent: string): State {
     error: undefined,
     generation: 0,
     quit: false,
+    interrupted: false,
   }
 }
 
@@ -197,6 +201,8 @@ export function reducer(state: State, action: Action): State {
       return back(state)
     case 'quit':
       return {...state, quit: true}
+    case 'interrupt':
+      return {...state, quit: true, interrupted: true}
     case 'show':
       return {...state, screen: {name: action.screen}, typing: false, notice: undefined, error: undefined}
     case 'add':

@@ -9,6 +9,8 @@ export interface McpSession {
   tools: Tool[]
   call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>
   close: () => Promise<void>
+  /** The server process, for sending it signals (stdio sessions only). */
+  pid?: number
 }
 
 /**
@@ -16,10 +18,12 @@ export interface McpSession {
  * over stdio. tools/list is read first, as a real client does, so the client checks every
  * structuredContent against the advertised outputSchema.
  */
-export async function connectMcp(home: string, options: {args?: string[]; env?: Record<string, string | undefined>} = {}): Promise<McpSession> {
+export async function connectMcp(home: string, options: {args?: string[]; env?: Record<string, string | undefined>; prefix?: string[]} = {}): Promise<McpSession> {
+  // `prefix`: a command the server runs under (strace, say); `pid` is then that command's.
+  const command = [...(options.prefix ?? []), process.execPath, BIN, 'mcp', 'serve', ...(options.args ?? [])]
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', 'serve', ...(options.args ?? [])],
+    command: command[0]!,
+    args: command.slice(1),
     env: childEnv(home, options.env) as Record<string, string>,
     stderr: 'pipe',
   })
@@ -31,6 +35,7 @@ export async function connectMcp(home: string, options: {args?: string[]; env?: 
     tools,
     call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
     close: () => client.close(),
+    pid: transport.pid!,
   }
 }
 

@@ -19,7 +19,7 @@ interface Writer {
 
 /** A writer process; its acknowledged ids are collected line by line from stdout. */
 function startWriter(home: string, agent: string, tag: string, acked: Writer['acked']): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, home, agent, tag], {env: childEnv(home, {MEM_LOCK_STALE_MS: '2000'}), stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, home, agent, tag], {env: childEnv(home), stdio: ['ignore', 'pipe', 'pipe']})
   let buffered = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, utimesSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
@@ -52,7 +52,7 @@ async function startRacer(home: string, tag: string): Promise<{child: ChildProce
   }
 }
 
-describe('locking: bounded waits and stale locks (real processes)', function () {
+describe('locking: kernel locks, bounded waits, lock debris (real processes)', function () {
   this.timeout(120_000)
   let home: ReturnType<typeof tempHome>
   beforeEach(() => {
@@ -67,7 +67,7 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
       const before = snapshot(home.home)
       const r = await memAsync(home.home, ['add', 'second', '-a', 'alice', '--json'], {env: {MEM_LOCK_TIMEOUT_MS: '1500'}})
       assert.equal(r.code, 1)
-      assert.match(r.stderr, /could not lock .*alice within 1500 ms: another mem process is writing to it\. Nothing was changed/)
+      assert.match(r.stderr, new RegExp(`could not lock .*alice within 1500 ms: mem process ${process.pid} has held it since \\S+\\. Nothing was changed\\. If process ${process.pid} is stopped`))
       assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'lock_timeout')
       assert.deepEqual(snapshot(home.home), before)
     } finally {
@@ -77,7 +77,8 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
   })
 
   it('doctor --fix on a folder whose lock stays held reports it busy and changes nothing', async () => {
-    chmodSync(agentDir(home.home, 'alice'), 0o755)
+    const facts = join(agentDir(home.home, 'alice'), 'facts')
+    chmodSync(facts, 0o755)
     const release = await holdLock(home.home)
     try {
       const before = snapshot(home.home)
@@ -86,7 +87,7 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
       const problems = (JSON.parse(r.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed])
       assert.deepEqual(problems, [['permissions', false], ['busy', false]])
       assert.deepEqual(snapshot(home.home), before)
-      assert.equal(modeOf(agentDir(home.home, 'alice')), 0o755)
+      assert.equal(modeOf(facts), 0o755)
     } finally {
       await release()
     }
@@ -110,27 +111,60 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
     }
   })
 
-  it('a lock left by a holder that died is taken over, and so is a takeover guard left by one', () => {
+  it('the lock folders an older mem left (.lock, .lock-takeover) neither block nor delay a write', () => {
     const dir = agentDir(home.home, 'alice')
-    const old = new Date(Date.now() - 60_000)
-    for (const name of ['.lock', '.lock-takeover']) {
-      mkdirSync(join(dir, name))
-      utimesSync(join(dir, name), old, old)
-    }
-    const r = mem(home.home, ['add', 'after a crash', '-a', 'alice'], {env: {MEM_LOCK_TIMEOUT_MS: '30000'}})
+    for (const name of ['.lock', '.lock-takeover']) mkdirSync(join(dir, name))
+    const r = mem(home.home, ['add', 'after an older mem', '-a', 'alice'], {env: {MEM_LOCK_TIMEOUT_MS: '500'}})
     assert.equal(r.code, 0, r.stderr)
-    assert.equal(mem(home.home, ['doctor']).code, 0, 'nothing is left behind')
   })
 
-  it('many writers meeting one stale lock at the same instant: exactly one takes it at a time, no update is lost', async () => {
-    const racers = await Promise.all(Array.from({length: RACERS}, (_, i) => startRacer(home.home, `racer ${i}`)))
+  it('a lock file that is a symbolic link is never followed: writes fail naming it, doctor reports it and --fix removes it', () => {
     const dir = agentDir(home.home, 'alice')
+    const target = join(home.home, 'elsewhere')
+    writeFileSync(target, 'not mem\'s')
+    // Planted in place of the lock file the first add made.
+    unlinkSync(join(dir, 'write.lock'))
+    symlinkSync(target, join(dir, 'write.lock'))
+    const r = mem(home.home, ['add', 'blocked', '-a', 'alice', '--json'])
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /cannot lock .*write\.lock: it is a symbolic link, and mem's lock file must be a regular file\. Nothing was changed\. Remove it \("mem doctor --fix" does\)/)
+    assert.equal(readFileSync(target, 'utf8'), "not mem's")
+    const report = JSON.parse(mem(home.home, ['doctor', '--json']).stdout) as {problems: {kind: string; path: string; problem: string}[]}
+    assert.deepEqual(report.problems.map((p) => [p.kind, p.path]), [['bad_lock', join(dir, 'write.lock')]])
+    assert.match(report.problems[0]!.problem, /symbolic link/)
+    assert.equal(mem(home.home, ['doctor', '--fix']).code, 0)
+    assert.equal(readFileSync(target, 'utf8'), "not mem's")
+    assert.equal(mem(home.home, ['add', 'unblocked', '-a', 'alice']).code, 0)
+  })
+
+  it('a .lock that is a symbolic link (left or planted) delays no write; doctor reports it and --fix removes the link, not what it points to', () => {
+    const dir = agentDir(home.home, 'alice')
+    const target = join(home.home, 'precious')
+    mkdirSync(target)
+    symlinkSync(target, join(dir, '.lock'))
+    assert.equal(mem(home.home, ['add', 'not blocked', '-a', 'alice'], {env: {MEM_LOCK_TIMEOUT_MS: '500'}}).code, 0)
+    const report = JSON.parse(mem(home.home, ['doctor', '--json']).stdout) as {problems: {kind: string; path: string}[]}
+    assert.deepEqual(report.problems.map((p) => [p.kind, p.path]), [['stale_lock', join(dir, '.lock')]])
+    assert.equal(mem(home.home, ['doctor', '--fix']).code, 0)
+    assert.equal(existsSync(join(dir, '.lock')), false)
+    assert.equal(existsSync(target), true)
+  })
+
+  it('an agent folder made read-only (0500): doctor --fix repairs its mode before locking it, not reporting "busy"', () => {
+    chmodSync(agentDir(home.home, 'alice'), 0o500)
+    // A stale temp file needs the lock to be removed, so the repair must get past the lock.
+    writeFileSync(join(agentDir(home.home, 'alice'), 'facts', '.000001.json.999999999.abcd.tmp'), '')
+    const fixed = mem(home.home, ['doctor', '--fix', '--json'])
+    assert.deepEqual((JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed]), [['permissions', true], ['temp_file', true]])
+    assert.equal(modeOf(agentDir(home.home, 'alice')), 0o700)
+    assert.equal(mem(home.home, ['add', 'unblocked', '-a', 'alice']).code, 0)
+  })
+
+  it('many writers released at the same instant: exactly one holds the lock at a time, no update is lost', async () => {
+    const racers = await Promise.all(Array.from({length: RACERS}, (_, i) => startRacer(home.home, `racer ${i}`)))
     const acked: string[] = []
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        mkdirSync(join(dir, '.lock'), {mode: 0o700})
-        const old = new Date(Date.now() - 60_000)
-        utimesSync(join(dir, '.lock'), old, old)
         acked.push(...(await Promise.all(racers.map((r) => r.add(`round ${round}`)))))
       }
     } finally {
@@ -142,13 +176,9 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
   })
 
   for (const names of [['.lock'], ['.lock-takeover'], ['.lock', '.lock-takeover']]) {
-    it(`doctor reports a stale ${names.join(' and ')} and --fix removes it`, () => {
+    it(`doctor reports a ${names.join(' and ')} left by an older mem and --fix removes it`, () => {
       const dir = agentDir(home.home, 'alice')
-      const old = new Date(Date.now() - 60_000)
-      for (const name of names) {
-        mkdirSync(join(dir, name), {mode: 0o700})
-        utimesSync(join(dir, name), old, old)
-      }
+      for (const name of names) mkdirSync(join(dir, name), {mode: 0o700})
       const report = mem(home.home, ['doctor', '--json'])
       assert.equal(report.code, 1)
       const kinds = (JSON.parse(report.stdout) as {problems: {kind: string; path: string}[]}).problems.map((p) => [p.kind, p.path])
@@ -161,3 +191,4 @@ describe('locking: bounded waits and stale locks (real processes)', function () 
     })
   }
 })
+

@@ -48,13 +48,13 @@ describe('private by default: folders 0700, files 0600, even under umask 000', f
     }
   })
 
-  it('the lock folder is private too', async () => {
+  it('the lock file is private too', async () => {
     const {home, cleanup} = tempHome()
     const previous = process.umask(0)
     try {
       const dir = join(home, 'agents', 'alice')
       mkdirSync(dir, {recursive: true, mode: 0o700})
-      await withLock(dir, () => assert.equal(modeOf(join(dir, '.lock')), 0o700))
+      await withLock(dir, () => assert.equal(modeOf(join(dir, 'write.lock')), 0o600))
     } finally {
       process.umask(previous)
       cleanup()

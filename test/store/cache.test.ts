@@ -10,7 +10,7 @@ import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {bumpRevision, readRevision} from '../../src/store/revision.js'
+import {bumpRevision, identitiesOf, readRevision} from '../../src/store/revision.js'
 import {searchCachePath} from '../../src/store/search-cache.js'
 import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
 
@@ -360,7 +360,7 @@ describe('what each command reads', function () {
     writeFacts(home, [['the kestrel hovers over the verge'], ['a kestrel nested in the barn'], ['the barn owl hunts at night']])
     // Stamped as mem stamps what it writes; a file no stamp vouches for is decoded by every operation.
     const dir = agentDir(home, 'default')
-    bumpRevision(dir, readRevision(dir), [1, 2, 3].map((n) => `facts/${segmentName(n)}`))
+    bumpRevision(dir, readRevision(dir), identitiesOf(dir, [1, 2, 3].map((n) => `facts/${segmentName(n)}`)))
     const first = segmentsOpened(['search', '--json', 'kestrel'])
     assert.deepEqual(first.opened, [segmentName(1), segmentName(2), segmentName(3)], 'no saved index yet: every segment is read')
 

@@ -91,6 +91,16 @@ describe('mem in a real terminal (tmux)', function () {
     // Once facts are listed the app is mounted and reading keys in raw mode.
     await waitForScreen((s) => /\d+ facts/.test(s), 'the loaded list')
     tmux('send-keys', '-t', 'mem', 'C-c')
+    // 130 = 128 + SIGINT, what shells expect of a program the user interrupted.
+    await assertRestored(130)
+  })
+
+  it('mem --agent ID opens the browser on that agent', async () => {
+    assert.equal(mem(home.home, ['add', 'Team standup is at ten', '--agent', 'team']).code, 0)
+    start(home.home, ['--agent', 'team'])
+    const first = await waitForScreen('1 fact')
+    assert.match(first, /mem · agent team · 1 fact\b/)
+    tmux('send-keys', '-t', 'mem', 'q')
     await assertRestored()
   })
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 
+import {FileStore} from '../../src/store/file-store.js'
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {memCommand, openPane, requireTmux, type Pane} from '../helpers/tmux.js'
@@ -122,5 +123,35 @@ describe('stored escape sequences never drive the terminal (tmux)', function () 
     } finally {
       await mcp.close()
     }
+  })
+
+  it('an agent name made by hand and a tag an older mem accepted show inertly in mem agents and the browser', async () => {
+    // Neither can come in through mem today (agent ids are ASCII, tags refuse C1): written to the store directly.
+    await new FileStore(home.home).addFact(`x${ESC}]0;PWNED${BEL}`, {content: 'by hand', tags: ['old\u009B2Jtag']})
+    await new FileStore(home.home).addFact('t', {content: 'tagged long ago', tags: ['old\u009B2Jtag']})
+    const agents = memCommand(home.home, ['agents'])
+    const list = memCommand(home.home, ['list', '--agent', 't'])
+    pane = openPane(`echo 'EARLIER LINE'; read go; ${agents}; ${list}; echo 'ALL DONE'; sleep 600`, {width: 250, height: 40})
+    await pane.waitForScreen('EARLIER LINE')
+    const title = pane.title()
+    pane.type('Enter')
+    const screen = await pane.waitForScreen('ALL DONE')
+    assert.ok(screen.includes('EARLIER LINE') && screen.includes('x␛]0;PWNED␇'), screen)
+    assert.ok(screen.includes('#old\\u009b2Jtag'), screen)
+    assert.equal(pane.title(), title)
+    pane.close()
+    pane = openPane(`echo 'EARLIER LINE'; read go; ${memCommand(home.home, ['browse'], {agent: 't'})}; echo 'ALL DONE'; sleep 600`, {width: 250, height: 40})
+    await pane.waitForScreen('EARLIER LINE')
+    pane.type('Enter')
+    const facts = await pane.waitForScreen('tagged long ago', 'the fact list')
+    assert.ok(facts.includes('#old\\u009b2Jtag'), facts)
+    pane.type('a')
+    const names = await pane.waitForScreen((screen) => screen.includes('Enter switch agent') && / 1 facts /.test(screen), 'the loaded agent list')
+    assert.ok(names.includes('x␛]0;PWNED␇'), names)
+    assert.equal(pane.title(), title)
+    pane.type('Escape')
+    await pane.waitForScreen('press / to search', 'the fact list again')
+    pane.type('q')
+    await pane.waitForScreen('ALL DONE')
   })
 })

@@ -16,7 +16,7 @@ export function AgentList({agents, selected, current, height, now}: {agents: Age
         const on = start + i === selected
         return (
           <Text key={a.agent_id} color={on ? 'cyan' : undefined} bold={a.agent_id === current}>
-            {`${on ? '▸' : ' '} ${names[start + i]!.padEnd(width)}  ${String(a.facts).padStart(5)} facts  ${String(a.checkpoints).padStart(4)} checkpoints  ${a.last_activity ? relativeTime(a.last_activity, now) : 'never'}`}
+            {`${on ? '▸' : ' '} ${names[start + i]!.padEnd(width)}  ${String(a.facts).padStart(5)} ${a.facts === 1 ? 'fact ' : 'facts'}  ${String(a.checkpoints).padStart(4)} ${a.checkpoints === 1 ? 'checkpoint ' : 'checkpoints'}  ${a.last_activity ? relativeTime(a.last_activity, now) : 'never'}`}
           </Text>
         )
       })}

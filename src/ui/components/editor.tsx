@@ -12,7 +12,8 @@ export function Editor({title, draft, busy}: {title: string; draft: string; busy
           {busy ? null : <Text inverse> </Text>}
         </Text>
       </Box>
-      <Text dimColor>{busy ? 'Saving…' : 'Enter saves · Esc cancels'}</Text>
+      {/* The status bar below says which keys save and cancel. */}
+      {busy ? <Text dimColor>Saving…</Text> : null}
     </Box>
   )
 }

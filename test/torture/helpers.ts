@@ -1,0 +1,79 @@
+import {spawn, type ChildProcess} from 'node:child_process'
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {BIN, childEnv, type RunResult} from '../helpers/mem.js'
+import {agentDir} from '../../src/store/paths.js'
+
+/**
+ * Set for every process in these tests. The current lock ignores it; a lock that judged
+ * holders by the age of a lock file would take over a stalled holder's lock after 2 s, and
+ * every stall here lasts longer than that.
+ */
+export const OLD_STALE = {MEM_LOCK_STALE_MS: '2000'}
+
+export interface Running {
+  child: ChildProcess
+  done: Promise<RunResult>
+}
+
+/** Runs `prefix… mem args…` (prefix: a strace command line, say) without waiting for it. */
+export function startMem(home: string, args: string[], options: {prefix?: string[]; env?: Record<string, string>; input?: string} = {}): Running {
+  const command = [...(options.prefix ?? []), process.execPath, BIN, ...args]
+  const child = spawn(command[0]!, command.slice(1), {env: childEnv(home, {...OLD_STALE, ...options.env})})
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  child.stdin!.end(options.input ?? '')
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolve({code: code ?? (signal ? 128 : -1), stdout, stderr}))
+  })
+  return {child, done}
+}
+
+/** strace arguments that make a process's `nth` call of `syscall` stall for `ms`, before (enter) or after (exit) it runs. */
+export function stall(syscall: 'fsync' | 'rename', ms: number, when: 'enter' | 'exit', nth = 1): string[] {
+  return ['strace', '-f', '-qq', '-o', '/dev/null', '-e', `trace=${syscall}`, '-e', `inject=${syscall}:delay_${when}=${ms * 1000}:when=${nth}`]
+}
+
+/** strace arguments that make calls of `syscall` fail with `errno`, from the `nth` on. */
+export function failing(syscall: string, errno: string, nth: number): string[] {
+  return ['strace', '-f', '-qq', '-o', '/dev/null', '-e', `trace=${syscall}`, '-e', `inject=${syscall}:error=${errno}:when=${nth}+`]
+}
+
+/**
+ * Waits until a process for which `accept` is true is in the middle of a write to the facts of
+ * `agent` (its temp file `.<name>.<pid>.<random>.tmp` is there, so it holds the lock) and
+ * returns its pid. Gives up (throws) after 20 s, or once `gone` says that process has exited.
+ */
+export async function untilWriting(home: string, agent: string, accept: (pid: number) => boolean = () => true, gone: () => boolean = () => false): Promise<number> {
+  const deadline = Date.now() + 20_000
+  const facts = join(agentDir(home, agent), 'facts')
+  for (;;) {
+    const pid = writers(facts).find(accept)
+    if (pid !== undefined) return pid
+    if (gone()) throw new Error(`the process expected to write to ${agent} ended first`)
+    if (Date.now() > deadline) throw new Error(`nobody wrote to ${agent} within 20 s`)
+    await sleep(1)
+  }
+}
+
+function writers(dir: string): number[] {
+  try {
+    return readdirSync(dir)
+      .map((name) => /^\..*\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1])
+      .filter((pid): pid is string => pid !== undefined)
+      .map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** The id `mem add --json` acknowledged, or undefined when it failed. */
+export function ackedId(r: RunResult): string | undefined {
+  if (r.code !== 0) return undefined
+  return (JSON.parse(r.stdout) as {fact_id?: string}).fact_id
+}
