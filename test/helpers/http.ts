@@ -22,7 +22,8 @@ export interface HttpServe {
 export async function startHttpServe(home: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<HttpServe> {
   const child = spawn(process.execPath, [BIN, 'mcp', 'serve', '--http', '--port', '0', ...args], {env: childEnv(home, env), stdio: ['ignore', 'ignore', 'pipe']})
   const logs: string[] = []
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // 'close', not 'exit': every stderr line has been read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({input: child.stderr!}).on('line', (line) => {
       logs.push(line)
@@ -117,4 +118,14 @@ export function rawPost(url: string, body: unknown, headers: Record<string, stri
     req.on('error', reject)
     req.end(text)
   })
+}
+
+/** Waits for a log line the server writes after answering (stderr can arrive after the answer). */
+export async function logLine(served: HttpServe, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 500; i++) {
+    const found = served.logs.map(parseLine).find((e) => e !== undefined && match(e))
+    if (found) return found
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`no such log line in:\n${served.logs.join('\n')}`)
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {connectHttp, createToken, post, startHttpServe, type HttpServe} from '../helpers/http.js'
+import {connectHttp, createToken, logLine, post, startHttpServe, type HttpServe} from '../helpers/http.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {snapshotTree} from '../helpers/tree.js'
 
@@ -144,6 +144,8 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
   })
 
   it('logs one JSON line per request with the token name, never the token or what was stored', async () => {
+    // The last call of the tests before; its line is written once the answer has gone out.
+    await logLine(server, (l) => l.token === 'full' && Array.isArray(l.tool))
     const lines = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>)
     const calls = lines.filter((l) => Array.isArray(l.tool))
     assert.ok(calls.length > 10)
