@@ -1,3 +1,5 @@
+import {existsSync} from 'node:fs'
+
 import * as v from 'valibot'
 
 import {asMemError} from '../errors.js'
@@ -17,6 +19,7 @@ export const doctor = {
   output: DoctorReport,
   prose,
   async handler(home: string, input: v.InferOutput<typeof DoctorInput>): Promise<DoctorReport> {
+    if (!existsSync(home)) return {home, ok: true, fix: input.fix, checked: {agents: 0, files: 0}, problems: [], exists: false}
     const problems: Problem[] = []
     const homeFindings = inspectHome(home)
     problems.push(...(input.fix ? homeFindings.map(applyRepair) : homeFindings))
@@ -55,8 +58,10 @@ async function repairAgent(folder: AgentFolder, before: Finding[]): Promise<Prob
 function applyRepair(finding: Finding): Finding {
   if (!finding.repair) return finding
   try {
-    finding.repair()
-    return {...finding, fixed: true}
+    const done = finding.repair()
+    // The store's message tells what to do about the file; once repaired, only what was wrong is left to say.
+    const problem = finding.problem.replace(/ It was left untouched\..*$/s, '')
+    return {...finding, problem, fixed: true, ...(typeof done === 'string' ? {fix: done} : {})}
   } catch (error) {
     return {...finding, fix: `${finding.fix} (failed: ${asMemError(error).message})`}
   }

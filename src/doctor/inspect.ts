@@ -20,7 +20,8 @@ const SEGMENT_NAME = /^\d{6}\.json$/
 
 /** A problem, with the repair --fix makes while holding the agent's lock (if one is safe). */
 export interface Finding extends Problem {
-  repair?: () => void
+  /** Returns, when it has one, what was done, in place of `fix` (which said what would be done). */
+  repair?: () => string | void
   /** Repaired before taking the agent's lock: what stops the lock from being taken at all. */
   beforeLock?: boolean
 }
@@ -202,7 +203,7 @@ function dataFileFinding(path: string, agent: string, kind: Kind, record: typeof
       : `no good copy is kept (${entryExists(bak) ? `${bak} is damaged too` : `no ${bak}`}); repair the file by hand, or move it out of the folder to give up its records`,
     fixed: false,
   }
-  if (bakGood) finding.repair = () => restoreBackup(path)
+  if (bakGood) finding.repair = () => `restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
   return finding
 }
 

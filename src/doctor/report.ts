@@ -20,10 +20,13 @@ export const DoctorReport = v.object({
   fix: v.boolean(),
   checked: v.object({agents: v.number(), files: v.number()}),
   problems: v.array(Problem),
+  /** False when the home folder does not exist: nothing has been stored there yet. */
+  exists: v.optional(v.boolean()),
 })
 export type DoctorReport = v.InferOutput<typeof DoctorReport>
 
 export function prose(report: DoctorReport): string {
+  if (report.exists === false) return `Nothing is stored in ${report.home} yet: the folder does not exist. mem creates it when something is first stored (check MEM_HOME if you expected data here).`
   const head = `Checked ${plural(report.checked.files, 'data file')} of ${plural(report.checked.agents, 'agent')} in ${report.home}.`
   if (report.problems.length === 0) return `${head}\nEverything is in order.`
   const lines = [head]

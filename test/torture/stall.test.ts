@@ -71,6 +71,30 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     assert.deepEqual(contents, ['seed', 'one', 'written behind the lock', 'two'])
   })
 
+  it('a server whose file is replaced behind the lock in the middle of its change reads it again and goes on: not refused, not wedged', async () => {
+    // In the server's first memory_add, mkdir 1 makes sure of the agent folder before the lock,
+    // mkdir 2 of facts/ inside the change, after the agent was read: the stall falls between the read and the write.
+    const prefix = ['strace', '-f', '-qq', '-o', '/dev/null', '-e', 'trace=mkdir', '-e', 'inject=mkdir:delay_exit=2000000:when=2']
+    const mcp = await connectMcp(home.home, {args: ['--agent', 's'], env: OLD_STALE, prefix})
+    try {
+      const dir = agentDir(home.home, 's')
+      const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
+      const before = readFileSync(join(dir, 'facts', '000001.json'), 'utf8')
+      const pending = mcp.call('memory_add', {content: 'from the server'})
+      // Well inside the 2 s stall: the server has read the agent under the lock and not written yet.
+      await sleep(700)
+      assert.equal(readFileSync(join(dir, 'facts', '000001.json'), 'utf8'), before)
+      files.write('000001.json', [...files.read('000001.json').records, {id: '01JAAAAAAAAAAAAAAAAAAAAAAA', content: 'written behind the lock', tags: [], created_at: '2026-01-01T00:00:00.000Z'}])
+      const r = await pending
+      assert.equal(r.isError, undefined, JSON.stringify(r.content))
+      assert.equal((await mcp.call('memory_add', {content: 'and after'})).isError, undefined)
+    } finally {
+      await mcp.close()
+    }
+    const contents = (await readBack(home.home, 's')).facts.map((f) => f.content)
+    assert.deepEqual(contents, ['seed', 'written behind the lock', 'from the server', 'and after'])
+  })
+
   it('SIGKILL of a holder stuck in fsync frees its lock at once: the next writer does not wait for any stale time', async () => {
     const slow = startMem(home.home, ['add', 'killed', '-a', 's'], {prefix: stall('fsync', 30_000, 'exit')})
     const holder = await untilWriting(home.home, 's')
