@@ -6,6 +6,8 @@
  *   npm run bench -- --cold-runs 21 --warm-ops 400  more samples
  *   npm run bench -- --million                      also 1,000,000 facts across 100 agents (much longer)
  *   npm run bench -- --sizes none --million         only the million
+ *   npm run bench -- --http                         also HTTP against stdio at 1, 8 and 32 clients (about a minute)
+ *   npm run bench -- --sizes none --agents none --http   only that
  *   npm run bench -- --agents 5000                  server RSS across 5,000 agents only (default 5000,50000; none to skip)
  *
  * Every series is measured interleaved with its baseline in the same run, so a busy machine
@@ -22,6 +24,7 @@ import {parseArgs} from 'node:util'
 import {roundRobinRss, seedAgents} from './speed/agents.js'
 import {mem, nodeBaseline} from './speed/cold.js'
 import {FactGenerator} from './speed/facts.js'
+import {runHttpBench} from './speed/http.js'
 import {runMillion} from './speed/million.js'
 import {seedAgent} from './speed/seed.js'
 import {ms, summarize, table, type Row} from './speed/stats.js'
@@ -33,6 +36,9 @@ const {values: opts} = parseArgs({
     'cold-runs': {type: 'string', default: '15'},
     'warm-ops': {type: 'string', default: '200'},
     million: {type: 'boolean', default: false},
+    http: {type: 'boolean', default: false},
+    'http-clients': {type: 'string', default: '1,8,32'},
+    'http-seconds': {type: 'string', default: '4'},
     agents: {type: 'string', default: '5000,50000'},
     keep: {type: 'boolean', default: false},
   },
@@ -153,6 +159,10 @@ try {
     for (const note of notes) console.log(`- ${note}`)
   }
   if (opts.million) console.log(`\n${await runMillion(newHome(), log)}`)
+  if (opts.http) {
+    const levels = opts['http-clients'].split(',').map(Number)
+    console.log(`\n${await runHttpBench(newHome(), {levels, seconds: Number(opts['http-seconds']), facts: 1000}, log)}`)
+  }
   if (agentCounts.length > 0) {
     const lines: string[] = []
     for (const count of agentCounts) lines.push(await measureAgents(count))

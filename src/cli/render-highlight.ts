@@ -1,4 +1,4 @@
-import {analyze} from '../search/tokenize.js'
+import {analyze, queryWords, tokenize} from '../search/tokenize.js'
 
 export interface Span {
   text: string
@@ -7,19 +7,22 @@ export interface Span {
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu
 
-/** Shorter query stems would light up half the words of a fact; the index itself only prefix-matches from here on. */
-const PREFIX_MIN = 5
+/** A query word this long also matches the words it starts, as in the index (docs/search.md). */
+const PREFIX_MIN = 3
 
 /**
  * Splits text into spans, marking the words a search for `query` matches: a word matches when
  * it reduces to the same stem as a query word (the analysis the index uses), so "deploys"
- * lights up for "deploy".
+ * lights up for "deploy", or when it starts with a query word of three letters or more ("kube"
+ * lights up "Kubernetes"). Typo matches are not marked.
  */
 export function highlight(text: string, query: string): Span[] {
   const terms = new Set(analyze(query))
   if (terms.size === 0) return [{text, match: false}]
-  const long = [...terms].filter((t) => t.length >= PREFIX_MIN)
-  const matches = (word: string): boolean => analyze(word).some((term) => terms.has(term) || long.some((t) => term.startsWith(t)))
+  const prefixes = queryWords(query)
+    .map((w) => w.surface)
+    .filter((w) => w.length >= PREFIX_MIN)
+  const matches = (word: string): boolean => analyze(word).some((term) => terms.has(term)) || tokenize(word).some((w) => prefixes.some((p) => w.startsWith(p)))
   const spans: Span[] = []
   let at = 0
   for (const m of text.matchAll(WORD)) {

@@ -10,15 +10,17 @@ import {progressBar} from '../transfer/progress-bar.js'
 export default class Import extends MemCommand {
   static override summary = 'Add facts and checkpoints from a JSON Lines file.'
   static override description =
-    'Reads a "mem export" file, or the memory.jsonl of the official MCP memory server (@modelcontextprotocol/server-memory). ' +
+    'Reads a "mem export" file, a conversation transcript (JSON Lines of turns: conversation, speaker, text, time), or the memory.jsonl of the official MCP memory server (@modelcontextprotocol/server-memory). ' +
     'Every line is checked before anything is written; if any line is wrong, nothing is imported (exit 2) unless --skip-invalid is given. ' +
     'Ids and times from the file are kept; records already present are skipped. ' +
-    'Records go to the agent each line names; lines of the memory server name none and go to --agent, else $MEM_AGENT, else "default". ' +
-    'See docs/export-format.md for how entities, observations and relations become facts.'
+    'Records go to the agent each line names; lines of the memory server, and turns that name none, go to --agent, else $MEM_AGENT, else "default". ' +
+    'Each turn becomes a fact "speaker: text" of the conversation\'s thread, at the turn\'s time. ' +
+    'See docs/export-format.md for the transcript lines and for how entities, observations and relations become facts.'
   static override examples = [
     '<%= config.bin %> import backup.jsonl',
     '<%= config.bin %> import backup.jsonl --dry-run',
     '<%= config.bin %> import memory.jsonl --agent claude',
+    '<%= config.bin %> import chat-transcript.jsonl --agent alice',
     '<%= config.bin %> export --agent alice | <%= config.bin %> import - --agent bob',
     '<%= config.bin %> import backup.jsonl --json | jq \'.rejected[] | "line \\(.line): \\(.message)"\'',
   ]
@@ -26,7 +28,7 @@ export default class Import extends MemCommand {
     file: Args.string({description: 'The file to read, or - for stdin.', required: true}),
   }
   static override flags = {
-    agent: Flags.string({char: 'a', description: 'Put every record into this agent (memory-server lines: [default: $MEM_AGENT, else "default"]).', helpValue: 'ID'}),
+    agent: Flags.string({char: 'a', description: 'Put every record into this agent (memory-server lines and turns that name none: [default: $MEM_AGENT, else "default"]).', helpValue: 'ID'}),
     'dry-run': Flags.boolean({description: 'Check and report what would be imported; change nothing.'}),
     'skip-invalid': Flags.boolean({description: 'Import the valid lines even if some are rejected (they are still reported).'}),
   }

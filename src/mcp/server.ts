@@ -48,7 +48,7 @@ function protocolError(code: ErrorCode, message: string): Error & {code: number}
 
 let cached: ToolDefinition[] | undefined
 
-/** The advertised tools, converted once per process (HTTP builds a server per request). */
+/** The advertised tools, converted once per process (the HTTP server builds many servers). */
 export function listedTools(readOnly: boolean): ToolDefinition[] {
   cached ??= toolDefinitions()
   return readOnly ? cached.filter((t) => t.annotations.readOnlyHint) : cached

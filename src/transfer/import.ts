@@ -11,6 +11,7 @@ import {isLive} from '../store/records.js'
 import {PartialImport, type CheckpointRecord, type FactRecord, type ImportBatch, type ImportResult} from '../store/store.js'
 import {CheckpointLine, EXPORT_FORMAT, EXPORT_VERSION, FactLine, HeaderLine, factLineProblem, toRecord} from './export-format.js'
 import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-server-format.js'
+import {TRANSCRIPT_FORMAT, TurnLine, turnFact} from './transcript-format.js'
 import type {OnProgress} from './progress.js'
 import {plural} from './words.js'
 
@@ -30,7 +31,7 @@ export type LineNote = v.InferOutput<typeof LineNote>
 
 export const ImportReport = v.object({
   dry_run: v.boolean(),
-  /** Which formats the lines were in: "mem.export" and/or "mcp-memory". */
+  /** Which formats the lines were in: "mem.export", "mcp-memory", "transcript". */
   formats: v.array(v.string()),
   added: v.object({facts: v.number(), checkpoints: v.number()}),
   agents: v.array(v.object({agent_id: v.string(), facts: v.number(), checkpoints: v.number()})),
@@ -183,6 +184,12 @@ function parseLine(ctx: OperationContext, input: v.InferOutput<typeof ImportInpu
       const cp = check(CheckpointLine, json, 'checkpoint')
       return {planned: [{line, agent: input.agent_id ?? cp.agent_id, kind: 'checkpoint', record: toRecord(cp)}], format: EXPORT_FORMAT}
     }
+    case 'turn': {
+      const turn = check(TurnLine, json, 'turn')
+      const fact = turnFact(turn)
+      const agent = input.agent_id ?? turn.agent_id ?? resolveAgent(ctx, undefined)
+      return {planned: [{line, agent, kind: 'fact', record: {id: newId(Date.parse(fact.created_at)), ...fact}, byContent: true}], format: TRANSCRIPT_FORMAT}
+    }
     case 'entity':
     case 'relation': {
       const facts = type === 'entity' ? entityFacts(check(EntityLine, json, 'entity')) : [relationFact(check(RelationLine, json, 'relation'))]
@@ -192,7 +199,7 @@ function parseLine(ctx: OperationContext, input: v.InferOutput<typeof ImportInpu
       return {planned, format: 'mcp-memory'}
     }
     default:
-      throw new Error('each line must be a JSON object whose "type" is header, fact or checkpoint (mem export) or entity or relation (MCP memory server)')
+      throw new Error('each line must be a JSON object whose "type" is header, fact or checkpoint (mem export), turn (a conversation transcript), or entity or relation (MCP memory server)')
   }
 }
 
@@ -289,9 +296,13 @@ function compareHistory(stored: FactRecord, line: FactRecord): 'same' | 'stored 
   return 'different'
 }
 
-/** Same text and same tags (in any order) is the same fact for a file that has no ids. */
+/**
+ * Same text and same tags (in any order) is the same fact for a file that has no ids; a turn
+ * of a conversation is the same only in the same conversation at the same time (people say
+ * "thanks" more than once).
+ */
 function contentKey(fact: FactRecord): string {
-  return JSON.stringify([fact.content, [...fact.tags].sort()])
+  return JSON.stringify([fact.content, [...fact.tags].sort(), ...(fact.thread === undefined ? [] : [fact.thread, fact.created_at])])
 }
 
 function sortById(facts: FactRecord[]): FactRecord[] {

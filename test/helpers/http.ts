@@ -7,7 +7,7 @@ import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/st
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 
 import type {McpSession} from './mcp.js'
-import {BIN, childEnv, mem} from './mem.js'
+import {BIN, childEnv, mem, memAsync} from './mem.js'
 
 export interface HttpServe {
   url: string
@@ -22,7 +22,8 @@ export interface HttpServe {
 export async function startHttpServe(home: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<HttpServe> {
   const child = spawn(process.execPath, [BIN, 'mcp', 'serve', '--http', '--port', '0', ...args], {env: childEnv(home, env), stdio: ['ignore', 'ignore', 'pipe']})
   const logs: string[] = []
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // 'close', not 'exit': every stderr line has been read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({input: child.stderr!}).on('line', (line) => {
       logs.push(line)
@@ -53,6 +54,13 @@ function parseLine(line: string): Record<string, unknown> | undefined {
 /** `mem token create --json …` in `home`; returns the token text. */
 export function createToken(home: string, args: string[] = []): string {
   const r = mem(home, ['token', 'create', '--json', ...args])
+  if (r.code !== 0) throw new Error(`mem token create failed: ${r.stderr}`)
+  return (JSON.parse(r.stdout) as {token: string}).token
+}
+
+/** The same, run as a separate process, for making many tokens at once. */
+export async function createTokenAsync(home: string, args: string[] = []): Promise<string> {
+  const r = await memAsync(home, ['token', 'create', '--json', ...args])
   if (r.code !== 0) throw new Error(`mem token create failed: ${r.stderr}`)
   return (JSON.parse(r.stdout) as {token: string}).token
 }
@@ -110,4 +118,14 @@ export function rawPost(url: string, body: unknown, headers: Record<string, stri
     req.on('error', reject)
     req.end(text)
   })
+}
+
+/** Waits for a log line the server writes after answering (stderr can arrive after the answer). */
+export async function logLine(served: HttpServe, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 500; i++) {
+    const found = served.logs.map(parseLine).find((e) => e !== undefined && match(e))
+    if (found) return found
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`no such log line in:\n${served.logs.join('\n')}`)
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {connectHttp, createToken, post, startHttpServe, type HttpServe} from '../helpers/http.js'
+import {connectHttp, createToken, logLine, post, startHttpServe, type HttpServe} from '../helpers/http.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {snapshotTree} from '../helpers/tree.js'
 
@@ -144,6 +144,8 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
   })
 
   it('logs one JSON line per request with the token name, never the token or what was stored', async () => {
+    // The last call of the tests before; its line is written once the answer has gone out.
+    await logLine(server, (l) => l.token === 'full' && Array.isArray(l.tool))
     const lines = server.logs.map((l) => JSON.parse(l) as Record<string, unknown>)
     const calls = lines.filter((l) => Array.isArray(l.tool))
     assert.ok(calls.length > 10)
@@ -151,6 +153,10 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
       for (const key of ['time', 'token', 'tool', 'status', 'ms']) assert.ok(key in l, `${key} in ${JSON.stringify(l)}`)
     }
     assert.ok(lines.some((l) => l.token === 'reader' && l.status === 403))
+    // Each call's outcome lands on its own request's line.
+    const outcomes = (token: string) => new Set(calls.filter((l) => l.token === token).map((l) => JSON.stringify(l.result)))
+    assert.deepEqual(outcomes('alice'), new Set(['["ok"]', '["tool_error"]']))
+    assert.deepEqual(outcomes('full'), new Set(['["ok"]']))
     assert.ok(lines.some((l) => l.status === 401 && l.token === undefined))
     const all = server.logs.join('\n')
     for (const secret of Object.values(tokens)) assert.ok(!all.includes(secret), 'a token reached the log')

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {tempHome} from '../helpers/mem.js'
-import {toTerm, tokenize} from '../../src/search/tokenize.js'
-import {edits} from './reference.js'
+import {sharesAWord} from '../../bench/recall/words.js'
 
 /**
  * The everyday case beside the benchmarks: standalone facts an ordinary team's agent would
@@ -100,16 +99,6 @@ const QUERIES: [Kind, string, string][] = [
   ['prefix', 'noodl', 'Lunch on Wednesdays'],
   ['prefix', 'gan', 'Our domain names'],
 ]
-
-/** The word rule search promises: same stem, a word it starts (3+ letters), or a typo away (1 edit from 4 letters, 2 from 8). */
-function sharesAWord(query: string, fact: string): boolean {
-  const words = tokenize(fact)
-  return tokenize(query).some((q) => {
-    const term = toTerm(q)
-    if (term === null) return false
-    return words.some((w) => toTerm(w) === term || (q.length >= 3 && w.startsWith(q)) || (q.length >= 4 && !/^\d+$/.test(q) && edits(q, w) <= (q.length >= 8 ? 2 : 1)))
-  })
-}
 
 describe('precision and typos on standalone facts (MCP, one memory_add each)', function () {
   let session: McpSession

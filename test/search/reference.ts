@@ -2,6 +2,7 @@ import {DEFAULT_TUNING, type IndexedFact, type SearchOptions, type Tuning} from 
 import {datesInQuery, inAnySpan} from '../../src/search/query-dates.js'
 import {endsWithQuestion} from '../../src/search/questions.js'
 import {analyze, analyzeWords, queryWords, toTerm} from '../../src/search/tokenize.js'
+import {edits} from '../../bench/recall/words.js'
 
 /**
  * The ranking FactIndex documents, computed the slow obvious way: every fact scored against
@@ -146,28 +147,4 @@ export class ReferenceIndex {
   createdAt(id: string): string {
     return this.facts.find((f) => f.id === id)!.created_at
   }
-}
-
-/** Edits between a query word and a key: Levenshtein, a transposition of neighbours counting as one. */
-export function edits(word: string, key: string): number {
-  let best = levenshtein(word, key)
-  for (let i = 0; i + 1 < word.length; i++) {
-    if (word[i] === word[i + 1]) continue
-    best = Math.min(best, 1 + levenshtein(word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2), key))
-  }
-  return best
-}
-
-export function levenshtein(a: string, b: string): number {
-  const row = Array.from({length: b.length + 1}, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0]!
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j]!
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1))
-      diag = up
-    }
-  }
-  return row[b.length]!
 }

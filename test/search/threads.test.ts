@@ -131,6 +131,41 @@ describe('threads: context only within a declared conversation (spawned mem, rea
     }
   })
 
+  it('imports a transcript of turns as facts of their conversation\'s thread, once, and refuses a bad turn', () => {
+    const turn = (conversation: string, speaker: string, text: string, time: string) => JSON.stringify({type: 'turn', conversation, speaker, text, time})
+    const file = join(home, 'chat.jsonl')
+    // Out of order in the file, one time with an offset: the thread follows the times.
+    writeFileSync(
+      file,
+      [
+        turn('chat-1', 'assistant', 'Use the WireGuard client; Omar has the config.', '2024-05-01T12:00:05+02:00'),
+        turn('chat-1', 'user', 'Which VPN should I install?', '2024-05-01T10:00:00Z'),
+        turn('chat-1', 'user', 'thanks', '2024-05-01T10:01:00Z'),
+        turn('chat-2', 'user', 'thanks', '2024-05-02T09:00:00Z'),
+      ].join('\n') + '\n',
+    )
+    const first = mem(home, ['import', file])
+    assert.equal(first.code, 0, first.stderr)
+    assert.match(first.stdout, /Imported 4 facts/)
+    const again = mem(home, ['import', file])
+    assert.match(again.stdout, /Imported 0 facts/)
+    const hits = search(home, 'vpn')
+    assert.deepEqual(
+      hits.map((h) => [h.content, h.thread, h.context_for === undefined ? 'match' : 'context']),
+      [
+        ['assistant: Use the WireGuard client; Omar has the config.', 'chat-1', 'context'],
+        ['user: Which VPN should I install?', 'chat-1', 'match'],
+        ['user: thanks', 'chat-1', 'context'],
+      ],
+    )
+    const listed = json<{facts: {content: string; created_at: string}[]}>(home, ['list']).facts
+    assert.equal(listed.find((f) => f.content.startsWith('assistant'))?.created_at, '2024-05-01T10:00:05.000Z')
+    writeFileSync(file, turn('chat 3', 'user', 'hi', '2024-05-01T10:00:00') + '\n')
+    const bad = mem(home, ['import', file, '--agent', 'other'])
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /line 1: turn: conversation: may use letters.*; time: must be an ISO 8601 time with a zone/)
+  })
+
   it('over MCP: memory_add and memory_reflect take a thread; memory_search marks context, valid against the advertised schema', async () => {
     const session = await connectMcp(home)
     try {

@@ -154,9 +154,12 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
     assert.equal(at('not a date'), 'not a date')
   })
 
-  it('highlights words that stem like the query words, and nothing for stopword-only queries', () => {
+  it('highlights words that stem like the query words or start with one of 3+ letters, and nothing for stopword-only queries', () => {
     const marked = (text: string, q: string) => highlight(text, q).filter((s) => s.match).map((s) => s.text)
-    assert.deepEqual(marked("Caroline's researching deployments; she deployed twice", 'research deploy'), ['researching', 'deployed'])
+    // "deployments" stems apart from "deploy" but starts with it, as search's prefix rule says.
+    assert.deepEqual(marked("Caroline's researching deployments; she deployed twice", 'research deploy'), ['researching', 'deployments', 'deployed'])
+    assert.deepEqual(marked('Production runs on Kubernetes', 'kube'), ['Kubernetes'])
+    assert.deepEqual(marked('Production runs on Kubernetes', 'ku'), [])
     assert.deepEqual(marked('Deployments happen weekly', 'deployment'), ['Deployments'])
     assert.deepEqual(marked('It is what it is', 'what is it'), [])
     assert.equal(highlight('a café', 'cafe').map((s) => s.text).join(''), 'a café')

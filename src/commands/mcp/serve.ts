@@ -82,7 +82,8 @@ export default class McpServe extends MemCommand {
       limits: {bodyBytes: flags['max-body'], perMinute: flags['rate-limit'], burst: Math.max(1, Math.ceil(flags['rate-limit'] / 10)), requestMs: flags['request-timeout'] * 1000},
       log,
     })
-    log({time: new Date().toISOString(), event: 'listening', url: running.url, read_only: flags['read-only']})
+    log({time: new Date().toISOString(), event: 'listening', url: running.url, read_only: flags['read-only'] === true, tokens: running.tokens()})
+    if (running.tokens() === 0) log({time: new Date().toISOString(), event: 'warning', message: 'no tokens yet, so every request is refused: run "mem token create" (the server sees new tokens at once)'})
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log({time: new Date().toISOString(), event: 'stopping', signal})

@@ -1,6 +1,6 @@
 import {createServer as createHttpServer, type IncomingMessage, type Server as NodeServer, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
-import type {AddressInfo} from 'node:net'
+import type {AddressInfo, Socket} from 'node:net'
 
 import {WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 
@@ -11,6 +11,7 @@ import {scopedStore} from '../access.js'
 import {createServer, listedTools} from '../server.js'
 import {hostAllowed, originAllowed, originPolicy} from './origin-check.js'
 import {RateLimiter} from './rate-limit.js'
+import {ServerPool} from './server-pool.js'
 import {describeMessages, readBody} from './request-body.js'
 
 export interface HttpLimits {
@@ -43,6 +44,8 @@ export interface HttpServeOptions {
 
 export interface RunningHttpServer {
   url: string
+  /** How many tokens the server accepts now. */
+  tokens(): number
   /** Stops accepting, lets the requests under way finish (their writes too), then closes. */
   close(graceMs: number): Promise<{unfinished: number}>
 }
@@ -71,6 +74,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
   const policy = originPolicy([...options.allowedHosts, ...(isWildcard(options.host) ? [] : [bracketed(options.host)])], options.allowedOrigins)
   const limiter = new RateLimiter(options.limits.perMinute, options.limits.burst)
   const inflight = new Set<Promise<unknown>>()
+  const pool = new ServerPool()
   let draining = false
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -137,12 +141,17 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
   }
 
   const serveMcp = async (req: IncomingMessage, res: ServerResponse, body: unknown, record: TokenRecord, readOnly: boolean, entry: RequestLog): Promise<void> => {
-    const ctx = {store: scopedStore(options.store, record.agents), defaultAgent: defaultAgentFor(record.agents, options.defaultAgent)}
-    const server = createServer(ctx, options.version, {readOnly, onCall: (_tool, ok) => (entry.result ??= []).push(ok ? 'ok' : 'tool_error')})
+    const pooled = pool.take(`${record.hash}:${readOnly}`, (onCall) => {
+      const ctx = {store: scopedStore(options.store, record.agents), defaultAgent: defaultAgentFor(record.agents, options.defaultAgent)}
+      return createServer(ctx, options.version, {readOnly, onCall})
+    })
+    pooled.entry = entry
     const {accept, json} = chooseResponse(header(req, 'accept'))
     const transport = new WebStandardStreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: json})
-    await server.connect(transport)
+    await pooled.server.connect(transport)
+    let timedOut = false
     const timer = setTimeout(() => {
+      timedOut = true
       if (!res.headersSent) reply(res, 504, jsonRpcError(-32000, `The request took longer than ${options.limits.requestMs / 1000} s; a write it made may still have been saved.`), {Connection: 'close'})
       else res.end()
     }, options.limits.requestMs)
@@ -151,11 +160,15 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
       await sendResponse(res, response)
     } finally {
       clearTimeout(timer)
-      await server.close().catch(() => {})
+      await pooled.server.close().catch(() => {})
+      // A server whose request timed out or lost its client may still be running a handler.
+      if (!timedOut && res.writableEnded && !res.destroyed) pool.give(pooled)
     }
   }
 
   const http = options.tls ? createHttpsServer({cert: options.tls.cert, key: options.tls.key}, (req, res) => void handle(req, res)) : createHttpServer((req, res) => void handle(req, res))
+  // Small answers go out at once rather than waiting for the previous packet's acknowledgement.
+  http.on('connection', (socket: Socket) => socket.setNoDelay(true))
   // Bounds on the connection itself, so a client that sends slowly holds nothing for long.
   http.headersTimeout = 10_000
   http.requestTimeout = options.limits.requestMs
@@ -166,6 +179,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
 
   return {
     url,
+    tokens: () => tokens.count(),
     async close(graceMs) {
       draining = true
       const closed = new Promise<void>((resolve) => http.close(() => resolve()))
@@ -218,17 +232,20 @@ function toWebRequest(req: IncomingMessage, accept: string | undefined): Request
   return new Request(`http://localhost${req.url ?? MCP_PATH}`, {method: req.method, headers})
 }
 
-/** Writes a web Response to Node's response, streaming an SSE body as it comes. */
+/** Writes a web Response to Node's response: a JSON body in one write, an SSE body as it comes. */
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   if (res.headersSent) {
     await response.body?.cancel().catch(() => {})
     return
   }
-  res.writeHead(response.status, Object.fromEntries(response.headers))
-  if (!response.body) {
-    res.end()
+  const headers = Object.fromEntries(response.headers)
+  if (!response.body || !/^text\/event-stream/.test(response.headers.get('content-type') ?? '')) {
+    const body = Buffer.from(await response.arrayBuffer())
+    res.writeHead(response.status, {...headers, 'Content-Length': body.length})
+    res.end(body)
     return
   }
+  res.writeHead(response.status, headers)
   const reader = response.body.getReader()
   try {
     for (;;) {

@@ -1,0 +1,55 @@
+/**
+ * Recall on three benchmark sets, each loaded the way its shape calls for, through mem's real
+ * operations: `node --import tsx bench/recall.ts [--set locomo|locomo-facts|longmemeval] [--ablate]`
+ * (`npm run bench:recall`). Data is read in place from $BENCH_DIR, default ../shared/bench beside
+ * the repository (the sets are licensed for measuring only: never copy them here).
+ *
+ * - locomo: dialog turns, `mem import` with one thread per session and the session dates;
+ * - locomo-facts: the same conversations' standalone observations, one memory_add each, no thread;
+ * - longmemeval: chat histories, one agent per question, `mem import` with one thread per session
+ *   and each turn's created_at.
+ *
+ * Prints, per category, mem next to plain BM25 from the same run, and the share of returned
+ * facts (not marked as context) that share no word with the question. --ablate adds, per set,
+ * one line per ranking feature switched off (on mem's index, fed as the operations feed it).
+ */
+import {DEFAULT_TUNING} from '../src/search/fact-index.js'
+import {formatSideBySide, mrr, score, scoreByCategory} from './recall/metrics.js'
+import {memIndex, memOperations, plainBm25, type RetrieverKind} from './recall/retrievers.js'
+import {evaluate} from './recall/run.js'
+import {locomo, locomoFacts, longMemEval, type RecallSet} from './recall/sets.js'
+
+const wanted = process.argv.includes('--set') ? process.argv[process.argv.indexOf('--set') + 1] : undefined
+const loaders: Record<string, () => RecallSet> = {locomo, 'locomo-facts': locomoFacts, longmemeval: longMemEval}
+if (wanted !== undefined && !(wanted in loaders)) throw new Error(`--set takes one of ${Object.keys(loaders).join(', ')}`)
+
+for (const [name, load] of Object.entries(loaders)) {
+  if (wanted !== undefined && name !== wanted) continue
+  const set = load()
+  const docs = set.haystacks.reduce((n, h) => n + h.docs.length, 0)
+  const questions = set.haystacks.reduce((n, h) => n + h.questions.length, 0)
+  console.log(`## ${set.name}: ${set.haystacks.length} agents, ${docs} facts (${set.load === 'add' ? 'one memory_add each' : 'mem import'}), ${questions} questions\n`)
+  const started = performance.now()
+  const ours = scoreByCategory(await evaluate(memOperations, set), set.categories)
+  const seconds = (performance.now() - started) / 1000
+  const base = scoreByCategory(await evaluate(plainBm25, set), set.categories)
+  console.log(formatSideBySide(set.name, ours, base))
+  console.log(`\n(mem: ${seconds.toFixed(1)} s to load and search)\n`)
+
+  if (process.argv.includes('--ablate')) {
+    const variants: RetrieverKind[] = [
+      memIndex('all of mem'),
+      memIndex('without thread context (and so without the reply rule)', {context: 0}),
+      memIndex('without the reply rule (a question lends its next turn the usual share)', {replyShare: DEFAULT_TUNING.context}),
+      memIndex('without date boost', {dateBoost: 1}),
+      memIndex('without prefix and typo matching', {prefixMinLength: 0, fuzzyMinLength: 0}),
+      plainBm25,
+    ]
+    const lines = [`### Ablation: ${set.name}`, '', '| variant | any@10 | frac@10 | MRR@10 | session any@10 | strays % |', '| --- | ---: | ---: | ---: | ---: | ---: |']
+    for (const kind of variants) {
+      const s = score(await evaluate(kind, set))
+      lines.push(`| ${kind.name} | ${s.any10.toFixed(1)} | ${s.frac10.toFixed(1)} | ${mrr(s.mrr10)} | ${s.sessionAny10 === undefined ? '–' : s.sessionAny10.toFixed(1)} | ${s.strays.toFixed(1)} |`)
+    }
+    console.log(lines.join('\n') + '\n')
+  }
+}
