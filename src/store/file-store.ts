@@ -15,7 +15,7 @@ import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import {liveDuplicate} from './duplicates.js'
+import {DuplicateIndex} from './duplicates.js'
 import {PartialImport, type AddedFact, type AddOptions, type ImportBatch, type ImportResult, type NewCheckpoint, type NewFact, type ScoredFact, type SearchQuery, type Store} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
@@ -55,6 +55,7 @@ class AgentFiles {
   readonly checkpoints: CachedSegments<CheckpointRecord>
   private ids?: Map<string, {fact: FactRecord; segment: string}>
   private index?: FactIndex
+  private duplicates?: DuplicateIndex
   /** The saved index could not serve a search (damaged records, say): save it again once built. */
   private resave = false
 
@@ -89,8 +90,8 @@ class AgentFiles {
 
   /** Facts never change content under the same id, so only liveness moves the index. */
   follow(changes: Change<FactRecord>[]): void {
-    const {ids, index} = this
-    if (!ids && !index) return
+    const {ids, index, duplicates} = this
+    if (!ids && !index && !duplicates) return
     for (const {name, before, after} of changes) {
       // Records this process kept as they were (the head of a segment it appended to) are the
       // same objects before and after, and already in both views: skipping them keeps an
@@ -103,10 +104,12 @@ class AgentFiles {
         const fact = before[i]!
         if (index && isLive(fact) && !liveAfter.has(fact.id)) index.remove(fact.id)
         if (ids?.get(fact.id)?.segment === name) ids.delete(fact.id)
+        duplicates?.remove(fact)
       }
       for (let i = same; i < after.length; i++) {
         const fact = after[i]!
         ids?.set(fact.id, {fact, segment: name})
+        duplicates?.add(fact)
         if (index && isLive(fact) && !index.has(fact.id)) index.add(fact)
       }
     }
@@ -119,12 +122,23 @@ class AgentFiles {
   cost(): number {
     const records = (this.facts.bytes() + this.checkpoints.bytes()) * RECORD_BYTES_PER_SERIALIZED
     const indexed = this.index || this.ids ? this.facts.count() * WARM_FACT_BYTES : 0
-    return AGENT_COST_BYTES + records + indexed
+    // The duplicate index holds a normalised copy of each live fact's content.
+    const contents = this.duplicates ? this.facts.bytes() : 0
+    return AGENT_COST_BYTES + records + indexed + contents
   }
 
   /** Dropped from the cache: the identities remembered for its files go too, so nothing of it stays. */
   forget(): void {
     for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[]) for (const seg of cache.all()) forgetIdentity(cache.files.path(seg.name))
+  }
+
+  /** Live standalone facts by normalised content; the facts must have been refreshed with `all`. */
+  duplicateIndex(): DuplicateIndex {
+    if (!this.duplicates) {
+      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the duplicate index')
+      this.duplicates = new DuplicateIndex(this.facts.records())
+    }
+    return this.duplicates
   }
 
   /** Every fact by id; the facts must have been refreshed with `all`. */
@@ -288,7 +302,7 @@ export class FileStore implements Store {
     // themselves in a conversation), so a caller adding turns or allowing copies reads only the last segment.
     const guard = !options.allowDuplicate && fact.thread === undefined
     return this.write(agent, {facts: guard ? 'all' : 'last'}, (tx, a) => {
-      const existing = guard ? liveDuplicate(a.facts.records(), fact.content) : undefined
+      const existing = guard ? a.duplicateIndex().find(fact.content) : undefined
       if (existing) return {...existing, duplicate: true as const}
       const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
       tx.appendFact(record)

@@ -88,6 +88,18 @@ describe('what is put in comes back out (MCP and CLI over one store)', () => {
       assert.equal(reflected.duplicate, true)
     })
 
+    it('a warm server follows other writers and updates: what the CLI stored is a duplicate, a replaced text is not', async () => {
+      await payload('memory_add', {content: 'Warm up the guard'})
+      const cli = JSON.parse(mem(suite.home, ['add', 'The build cache lives on the NAS', '--agent', 'alice', '--json']).stdout) as {fact_id: string}
+      const seen = await payload('memory_add', {content: 'the build cache lives on the nas'})
+      assert.deepEqual([seen.fact_id, seen.duplicate], [cli.fact_id, true])
+      const updated = await payload('memory_reflect', {action: 'update', fact_id: cli.fact_id, content: 'The build cache lives in S3'})
+      const old = await payload('memory_add', {content: 'The build cache lives on the NAS'})
+      assert.equal(old.duplicate, false)
+      const now = await payload('memory_add', {content: 'the build cache lives in s3'})
+      assert.deepEqual([now.fact_id, now.duplicate], [updated.fact_id, true])
+    })
+
     it('turns of a thread are a conversation, never duplicates, and a standalone fact is not one of a turn', async () => {
       const one = await payload('memory_add', {content: 'Sounds good', thread: 'chat-1'})
       const two = await payload('memory_add', {content: 'sounds good', thread: 'chat-1'})
