@@ -36,13 +36,20 @@ export function fieldWordsOf(flags: FlagSpecs | readonly string[], extra: FieldW
  */
 export function inCliWords(error: unknown, words: FieldWords): unknown {
   if (!(error instanceof InputError)) return error
-  const names = {...COMMAND_OF_TOOL, ...Object.fromEntries(error.fields.flatMap((field) => (words[field] === undefined ? [] : [[field, words[field]]])))}
-  const pattern = Object.keys(names)
+  const fields = Object.fromEntries(error.fields.flatMap((field) => (words[field] === undefined ? [] : [[field, words[field]]])))
+  let message = error.message.replaceAll(new RegExp(`(?<![\\w-])(${alternatives(COMMAND_OF_TOOL)})(?![\\w-])`, 'g'), (_all, name: string) => COMMAND_OF_TOOL[name]!)
+  if (Object.keys(fields).length > 0) {
+    // Only where a message names a field ("tags.0: …", "query is required", "needs fact_id and content"),
+    // so the same word in prose ("at most 32 tags") stays a word. The index of a dot path says nothing at the CLI.
+    const named = new RegExp(`(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?=:| is required| must be)|(?<=needs (?:[\\w-]+ and )*)(${alternatives(fields)})(?![\\w-])`, 'g')
+    message = message.replaceAll(named, (_all, a: string | undefined, b: string | undefined) => fields[(a ?? b)!]!)
+  }
+  return new MemError(error.code, message)
+}
+
+function alternatives(names: FieldWords): string {
+  return Object.keys(names)
     .sort((a, b) => b.length - a.length)
     .map((name) => name.replaceAll(/[^\w]/g, '\\$&'))
     .join('|')
-  if (pattern === '') return error
-  // A field at the start of a dot path (tags.0) is the flag; the index says nothing at the CLI.
-  const message = error.message.replaceAll(new RegExp(`(?<![\\w-])(${pattern})(?:\\.\\d+)*(?![\\w-])`, 'g'), (_all, name: string) => names[name]!)
-  return new MemError(error.code, message)
 }

@@ -32,6 +32,11 @@ describe('CLI errors name the flags and commands a person types, not the MCP fie
     assert.equal(usage(home.home, ['history', 'nope']), 'Error: invalid input: FACT_ID: must be a 26-character fact id as returned by mem search or mem add')
   })
 
+  it('a field name used as a plain word in a message stays a word', () => {
+    const tags = Array.from({length: 33}, (_, i) => ['-t', `t${i}`]).flat()
+    assert.equal(usage(home.home, ['add', 'ok', ...tags]), 'Error: invalid input: --tag: at most 32 tags')
+  })
+
   it('mem checkpoints names --limit', () => {
     assert.equal(usage(home.home, ['checkpoints', '-n', '0']), 'Error: invalid input: --limit: must be between 1 and 10000')
   })

@@ -230,7 +230,7 @@ describe('mem export and mem import (built binary, real files)', () => {
     assert.match(r.stderr, /cannot read the import from \/nonexistent\/file\.jsonl/)
     const badAgent = mem(dst, ['import', '-', '--agent', '../etc'], {input: factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'x')})
     assert.equal(badAgent.code, 2)
-    assert.match(badAgent.stderr, /agent_id: may use letters/)
+    assert.match(badAgent.stderr, /--agent: may use letters/)
     assert.equal(mem(dst, ['export', '--agent', '../etc']).code, 2)
     assert.deepEqual(snapshot(dst), {})
   })
