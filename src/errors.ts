@@ -24,6 +24,21 @@ export class MemError extends Error {
   }
 }
 
+/**
+ * Input that failed an operation's checks, in a message that names the operation's input
+ * fields (`fact_id`, `checkpoint_save`): the words an MCP client uses. The CLI renames them to
+ * its own flags and commands when it prints the error (src/cli/cli-words.ts).
+ */
+export class InputError extends MemError {
+  constructor(
+    message: string,
+    /** The operation's input fields, the only words of the message that name one. */
+    readonly fields: readonly string[],
+  ) {
+    super('invalid_input', message)
+  }
+}
+
 const exitCodes: Record<ErrorCode, number> = {
   invalid_input: 2,
   not_found: 3,

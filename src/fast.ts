@@ -24,10 +24,11 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const load = id === undefined ? undefined : Object.hasOwn(specs, id) ? specs[id] : undefined
   if (!load) return false
   // Loaded together, and only for a fast command: `mem --version` and the rest pay for none of it.
-  const [spec, {openContext}, {printResult, reportFailure}, {runOperation}, {hintUnknownAgent, namedAgent}] = await Promise.all([
+  const [spec, {openContext}, {printResult, reportFailure}, {fieldWordsOf}, {runOperation}, {hintUnknownAgent, namedAgent}] = await Promise.all([
     load(),
     import('./cli/home.js'),
     import('./cli/output.js'),
+    import('./cli/cli-words.js'),
     import('./ops/operation.js'),
     import('./cli/unknown-agent.js'),
   ])
@@ -46,7 +47,7 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
     const payload = await runOperation(spec.operation, ctx, input)
     printResult(spec.operation, payload, json)
   } catch (error) {
-    process.exitCode = reportFailure(error, json)
+    process.exitCode = reportFailure(error, json, fieldWordsOf(spec.flags, spec.wordsFill))
   }
   return true
 }

@@ -5,6 +5,7 @@ import {MemError} from '../errors.js'
 import type {UnreadableAgent} from '../ops/each-agent.js'
 import {runOperation, type Operation, type OperationContext} from '../ops/index.js'
 import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
+import {fieldWordsOf, type FieldWords} from './cli-words.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
 import {hintUnknownAgent, namedAgent} from './unknown-agent.js'
@@ -25,6 +26,15 @@ type ArgOutput = {[name: string]: any}
  */
 export abstract class MemCommand extends Command {
   static override baseFlags = oclifFlags(jsonFlag)
+
+  /**
+   * The input fields a command fills other than from a flag of the same name (an argument, or a
+   * flag that fills a field of another name), and the words its errors use for them.
+   */
+  static fieldWords: FieldWords = {}
+
+  /** How this run names input fields in errors; a spec command's come from its spec. */
+  private words?: FieldWords
 
   /** --json as parsed; undefined until the flags parse (then a failure looks at argv, up to any `--`). */
   private parsedJson?: boolean
@@ -66,6 +76,7 @@ export abstract class MemCommand extends Command {
 
   /** Runs a command that is one operation call (src/cli/specs): its words, in the order given, and its flags become the input. */
   protected async runSpec<S extends FlagSpecs & typeof agentFlagSpec>(spec: CommandSpec<S>): Promise<unknown> {
+    this.words = fieldWordsOf(spec.flags, spec.wordsFill)
     const {raw, flags} = await this.parse()
     const values = flags as FlagValues<S>
     return this.runOp(spec.operation, await spec.input(wordsOf(raw), values), values.agent as string | undefined)
@@ -83,9 +94,15 @@ export abstract class MemCommand extends Command {
     else printText(text)
   }
 
+  /** Each flag fills the field of its name, `--agent` fills agent_id, and the command adds the rest. */
+  private flagWords(): FieldWords {
+    const command = this.constructor as typeof MemCommand
+    return fieldWordsOf(Object.keys(command.flags ?? {}), {...fieldWordsOf(agentFlagSpec), ...command.fieldWords})
+  }
+
   override async catch(error: Error & {exitCode?: number}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    return this.exit(reportFailure(error, this.jsonMode))
+    return this.exit(reportFailure(error, this.jsonMode, this.words ?? this.flagWords()))
   }
 }
 

@@ -1,4 +1,5 @@
 import type {AnyOperation} from '../ops/operation.js'
+import type {FieldWords} from './cli-words.js'
 
 /**
  * A command's flags as plain data, so the oclif command and the fast path (src/fast.ts) read
@@ -13,6 +14,8 @@ export interface FlagSpec {
   readonly description: string
   readonly helpValue?: string
   readonly helpGroup?: string
+  /** The operation input field(s) the flag fills, when not its own name with dashes as underscores; errors name the flag instead. */
+  readonly field?: string | readonly string[]
 }
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>
@@ -28,7 +31,7 @@ export const jsonFlag = {
 } as const satisfies FlagSpecs
 
 export const agentFlag = {
-  agent: {kind: 'string', char: 'a', description: 'Agent whose memory to use [default: $MEM_AGENT, else "default"].', helpValue: 'ID'},
+  agent: {kind: 'string', char: 'a', description: 'Agent whose memory to use [default: $MEM_AGENT, else "default"].', helpValue: 'ID', field: 'agent_id'},
 } as const satisfies FlagSpecs
 
 /**
@@ -40,6 +43,8 @@ export interface CommandSpec<S extends FlagSpecs & typeof agentFlag = FlagSpecs 
   readonly flags: S
   /** Whether the command takes free words (oclif's `strict = false`); if not, any word is an error. */
   readonly words: boolean
+  /** The input fields the words fill, and what to call them in an error ("the search words"). */
+  readonly wordsFill?: FieldWords
   input(words: string[], flags: FlagValues<S>): Promise<Record<string, unknown>>
 }
 

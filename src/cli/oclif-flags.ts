@@ -7,7 +7,8 @@ type OclifFlagOf<F extends FlagSpec> = F['kind'] extends 'boolean' ? Interfaces.
 /** oclif's flag for a plain flag spec; only the keys the spec sets are passed on, so help and the manifest read as before. */
 function oclifFlag(spec: FlagSpec): Interfaces.Flag<unknown> {
   const {kind, ...options} = spec
-  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
+  // `field` is mem's own (which input field the flag fills), not oclif's.
+  const defined = Object.fromEntries(Object.entries(options).filter(([key, value]) => value !== undefined && key !== 'field'))
   if (kind === 'boolean') return Flags.boolean(defined)
   if (kind === 'integer') return Flags.integer(defined) as Interfaces.Flag<unknown>
   // One value per use: oclif would otherwise take every following word as another value, so

@@ -3,6 +3,7 @@ import type * as v from 'valibot'
 import {MemError, asMemError, errorJson, exitCodeOf, type ErrorCode} from '../errors.js'
 import type {UnreadableAgent} from '../ops/each-agent.js'
 import type {Operation} from '../ops/operation.js'
+import {inCliWords, type FieldWords} from './cli-words.js'
 import {forStream, inertStrings} from './inert-text.js'
 import {renderers} from './render.js'
 import {wantsStyle} from './terminal-style.js'
@@ -50,9 +51,12 @@ export function reportUnreadable(unreadable: readonly UnreadableAgent[]): number
   return code
 }
 
-/** A failure: `Error: …` on stderr, `{"error": …}` on stdout under --json; returns the exit code. */
-export function reportFailure(error: unknown, json: boolean): number {
-  const memError = asMemError(error)
+/**
+ * A failure: `Error: …` on stderr, `{"error": …}` on stdout under --json; returns the exit code.
+ * `words` is how the command names the input fields it fills, so input errors name its flags.
+ */
+export function reportFailure(error: unknown, json: boolean, words: FieldWords = {}): number {
+  const memError = asMemError(inCliWords(error, words))
   process.stderr.write(forStream(process.stderr, `Error: ${memError.message}\n`))
   if (json) printLine(JSON.stringify(errorJson(memError)))
   return exitCodeOf(memError)

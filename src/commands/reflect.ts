@@ -15,6 +15,7 @@ export default class Reflect extends MemCommand {
   static override args = {
     action: Args.string({description: 'add, update, delete or merge', required: true}),
   }
+  static override fieldWords = {fact_id: '--fact', fact_ids: '--fact (twice or more)', tags: '--tag'}
   static override flags = {
     ...agentFlag,
     fact: Flags.string({char: 'f', description: 'The fact id to update or delete; repeat it for merge.', multiple: true, multipleNonGreedy: true, helpValue: 'FACT_ID'}),

@@ -1,4 +1,4 @@
-import {chmodSync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync, type Dirent} from 'node:fs'
+import {chmodSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 
 import {asMemError} from '../errors.js'
@@ -193,18 +193,36 @@ function dataFileFinding(path: string, agent: string, kind: Kind, record: typeof
   const bak = backupPath(path)
   const bakProblem = decodeProblem(bak, kind, record)
   const bakGood = bakProblem === undefined && entryExists(bak)
+  const handEdit = bakGood && editedByHand(path)
   const finding: Finding = {
     kind: 'corrupt_file',
     path,
     agent,
     problem: problem.message,
     fix: bakGood
-      ? `restore the last good copy ${bak} (the change made by the last write to this file is lost) and keep the corrupt file aside as ${path}.corrupt-<time>`
+      ? `${handEdit ? handEditLost('discards') : ''}restore the last good copy ${bak} (the change made by the last write to this file is lost) and keep the corrupt file aside as ${path}.corrupt-<time>`
       : `no good copy is kept (${entryExists(bak) ? `${bak} is damaged too` : `no ${bak}`}); repair the file by hand, or move it out of the folder to give up its records`,
     fixed: false,
   }
-  if (bakGood) finding.repair = () => `restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
+  if (bakGood) finding.repair = () => `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
   return finding
+}
+
+/** Said first, so the warning is read before the repair it comes with. */
+function handEditLost(tense: 'discards' | 'discarded'): string {
+  return `this ${tense} a hand edit (the file is laid out on several lines, which mem never writes; copy your change back from the file kept aside): `
+}
+
+/**
+ * Whether a damaged data file is a person's edit rather than a write that went wrong: mem writes
+ * each data file as one line of JSON, so one laid out over several lines was edited by hand.
+ */
+function editedByHand(path: string): boolean {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().includes('\n')
+  } catch {
+    return false
+  }
 }
 
 /** `search-index.bin.<pid>.<hex>.tmp`, as src/store/search-cache.ts names what it is saving. */

@@ -1,9 +1,10 @@
 import * as v from 'valibot'
 
-import {MemError} from '../errors.js'
+import {InputError, MemError} from '../errors.js'
 import {describeIssue} from '../store/format.js'
 import type {Store} from '../store/store.js'
 import {AgentId} from './fields.js'
+import {describeInputIssue} from './input-issues.js'
 
 export interface OperationContext {
   store: Store
@@ -47,13 +48,14 @@ export async function runOperation<I extends v.GenericSchema, O extends v.Generi
   ctx: OperationContext,
   raw: unknown,
 ): Promise<v.InferOutput<O>> {
-  return op.handler(ctx, parseInput(op.input, raw))
+  return op.handler(ctx, parseInput(op.input, raw, op.tool))
 }
 
-export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown): v.InferOutput<S> {
+/** `tool` names the operation in a message about an unknown argument ("memory_search takes …"). */
+export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, tool?: string): v.InferOutput<S> {
   const result = v.safeParse(schema, nullsAsAbsent(schema, raw))
   if (result.success) return result.output
-  throw new MemError('invalid_input', `invalid input: ${result.issues.map((i) => describeIssue(i)).join('; ')}`)
+  throw new InputError(`invalid input: ${result.issues.map((i) => describeInputIssue(i, schema, tool)).join('; ')}`, Object.keys(entriesOf(schema) ?? {}))
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 
-import {MemError} from '../errors.js'
+import {InputError} from '../errors.js'
 import {AgentId, Content, FactId, Tags, Thread} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent, type OperationContext} from './operation.js'
@@ -37,7 +37,7 @@ const needs: Record<Input['action'], (keyof Input)[]> = {
 
 function checkNeeds(input: Input): void {
   const missing = needs[input.action].filter((key) => input[key] === undefined)
-  if (missing.length > 0) throw new MemError('invalid_input', `invalid input: action "${input.action}" needs ${missing.join(' and ')}`)
+  if (missing.length > 0) throw new InputError(`invalid input: action "${input.action}" needs ${missing.join(' and ')}`, Object.keys(Input.entries))
 }
 
 async function apply(ctx: OperationContext, agent: string, input: Input): Promise<{fact_id: string; supersedes?: string[]; duplicate?: true}> {

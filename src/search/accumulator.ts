@@ -6,7 +6,10 @@ export class Accumulator {
   scores = new Float64Array(0)
   /** How many distinct query terms matched each slot. */
   matched = new Uint16Array(0)
-  /** Slots credited since the last reset, in first-credit order. */
+  /**
+   * Slots credited since the last reset, in first-credit order; the ranking appends the facts
+   * it brings in as context, so that reset clears their scores too.
+   */
   touched: number[] = []
   /** Last query term credited to each slot (-1: none), so a term's prefix and fuzzy variants count once. */
   private lastTerm = new Int32Array(0)

@@ -1,7 +1,6 @@
-import {Context} from './context.js'
 import {Accumulator} from './accumulator.js'
+import {rankingFeatures, type Ranking, type RankingFeature} from './features/index.js'
 import {InvertedIndex, type Bm25, type CompactDocs} from './inverted-index.js'
-import {datesInQuery, inAnySpan} from './query-dates.js'
 import {endsWithQuestion} from './questions.js'
 import {Threads} from './threads.js'
 import {topK} from './top-k.js'
@@ -119,15 +118,13 @@ export class FactIndex {
   private times = new Float64Array(0)
   private asks = new Uint8Array(0)
   private readonly threads = new Threads((a, b) => this.earlier(a, b))
-  /** Live facts that end with a question: while there are none, no fact lends more than `context`. */
-  private asking = 0
   private readonly acc = new Accumulator()
-  /** Final scores of one search's candidates, reused: a common word makes tens of thousands. */
-  private finalScores = new Float64Array(0)
-  private readonly context = new Context()
+  /** What ranks facts besides their words, applied in this order after text relevance. */
+  private readonly features: readonly RankingFeature[]
 
   constructor(tuning: Partial<Tuning> = {}) {
     this.tuning = {...DEFAULT_TUNING, ...tuning}
+    this.features = rankingFeatures(this.tuning)
   }
 
   get size(): number {
@@ -187,57 +184,36 @@ export class FactIndex {
     // Only stopwords ("what is it?"): nothing to look for, and matching everything would be noise.
     if (terms.length === 0) return []
 
-    const t = this.tuning
     const acc = this.acc
     const accept = this.filterFor(options)
-    const spans = t.dateBoost === 1 ? [] : datesInQuery(query)
-    const times = this.times
-    const dateBoostOf = (slot: number) => (spans.length > 0 && inAnySpan(times[slot]!, spans) ? t.dateBoost : 1)
-    const maxDateBoost = spans.length > 0 ? Math.max(1, t.dateBoost) : 1
-    // Facts without a thread neither lend nor borrow: with no thread, there is no context to compute.
-    const useContext = t.context > 0 && t.contextReach > 0 && this.threads.linked > 0
-    // The most any fact lends a neighbour, as a share of its own score: the tighter, the more the
-    // index and the context may skip.
-    const replyShare = this.asking > 0 ? t.replyShare : t.context
-    const maxShare = Math.max(t.context, replyShare)
     try {
+      // Text relevance: BM25+ with coordination, looser matches at reduced weight.
       acc.ensure(this.ids.length)
-      const own = acc.scores
-      // maxBoost: the most a score can still grow after matching, so the index knows which
-      // facts it may skip (see InvertedIndex.match).
-      this.index.match(terms, t, acc, {want: limit, maxBoost: maxDateBoost * (useContext ? 1 + maxShare : 1), accept})
-      const matches = acc.touched
-      if (spans.length > 0) for (const slot of matches) own[slot]! *= dateBoostOf(slot)
-
-      let candidates: readonly number[] = matches
-      let finalOf = (slot: number) => own[slot]!
-      let lenderOf = (_slot: number): number | undefined => undefined
-      if (useContext) {
-        ;({candidates, finalOf, lenderOf} = this.context.rank(
-          {
-            matches,
-            own,
-            limit,
-            unseen: (slot) => this.index.scoreUnseen(slot) * dateBoostOf(slot),
-            unseenMax: this.index.lateBound() * maxDateBoost,
-          },
-          {prev: this.threads.prev, next: this.threads.next, asks: this.asks},
-          {share: t.context, replyShare, reach: t.contextReach, accept},
-        ))
+      this.index.match(terms, this.tuning, acc, accept)
+      // Then each feature, over the scores the ones before it left (see features/index.ts).
+      const ranking: Ranking = {
+        query,
+        limit,
+        candidates: acc.touched,
+        scores: acc.scores,
+        contextFor: new Map(),
+        accept,
+        facts: {times: this.times, asks: this.asks, prev: this.threads.prev, next: this.threads.next},
       }
+      for (const feature of this.features) feature.apply(ranking)
 
-      if (this.finalScores.length < candidates.length) this.finalScores = new Float64Array(Math.max(candidates.length, this.finalScores.length * 2))
-      const finalScore = this.finalScores
-      for (let i = 0; i < candidates.length; i++) finalScore[i] = round(finalOf(candidates[i]!))
-      const order = topK(candidates.length, limit, (a, b) => this.ranksBefore(candidates[a]!, finalScore[a]!, candidates[b]!, finalScore[b]!))
+      const {candidates, scores, contextFor} = ranking
+      for (const slot of candidates) scores[slot] = round(scores[slot]!)
+      const order = topK(candidates.length, limit, (a, b) => this.ranksBefore(candidates[a]!, scores[candidates[a]!]!, candidates[b]!, scores[candidates[b]!]!))
       return order.map((i) => {
         const slot = candidates[i]!
-        const lender = lenderOf(slot)
-        return lender === undefined ? {id: this.ids[slot]!, score: finalScore[i]!} : {id: this.ids[slot]!, score: finalScore[i]!, contextFor: this.ids[lender]!}
+        const lender = contextFor.get(slot)
+        const hit: Hit = {id: this.ids[slot]!, score: scores[slot]!}
+        return lender === undefined ? hit : {...hit, contextFor: this.ids[lender]!}
       })
     } finally {
+      // Clears every candidate's score, those a feature brought in too.
       acc.reset()
-      this.context.reset()
     }
   }
 
@@ -299,7 +275,6 @@ export class FactIndex {
       if (typeof data.createdAt[slot] !== 'string' || tags === undefined || data.asks[slot]! > 1) throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
       out.slotOf.set(id, slot)
       out.tagsOf[slot] = tags
-      out.asking += data.asks[slot]!
     }
     out.times.set(data.times)
     out.asks.set(data.asks)
@@ -318,7 +293,6 @@ export class FactIndex {
   }
 
   private setAsks(slot: number, asks: boolean): void {
-    this.asking += (asks ? 1 : 0) - this.asks[slot]!
     this.asks[slot] = asks ? 1 : 0
   }
 

@@ -3,7 +3,6 @@ import SearchableMap from 'minisearch/SearchableMap'
 import type {Accumulator} from './accumulator.js'
 import {looseMatches, type LooseRules} from './loose-match.js'
 import {toTerm, type QueryWord} from './tokenize.js'
-import {mthLargest} from './top-k.js'
 
 /** BM25+ parameters, as MiniSearch names them: saturation k, length normalisation b, floor d. */
 export interface Bm25 {
@@ -14,15 +13,6 @@ export interface Bm25 {
 
 export interface MatchOptions extends LooseRules {
   bm25: Bm25
-}
-
-export interface MatchLimits {
-  /** How many results the caller will keep. */
-  want: number
-  /** The largest multiplier the caller may apply to a score afterwards. */
-  maxBoost: number
-  /** Documents the caller would drop (filters); undefined: none. */
-  accept: ((slot: number) => boolean) | undefined
 }
 
 /**
@@ -91,11 +81,6 @@ export class InvertedIndex {
   private lengths = new Uint32Array(0)
   private live = 0
   private totalLength = 0
-  /** Terms of the last match that only added to documents already found (see match). */
-  private late = new Map<number, Reach[]>()
-  /** Per query term of the last match, the scoreUnseen call that last counted it. */
-  private termStamp = new Float64Array(0)
-  private unseenStamp = 0
   private lastNorm = {k: 1.2, b: 0.7, d: 0.5, avgLength: 1}
 
   get documentCount(): number {
@@ -214,25 +199,18 @@ export class InvertedIndex {
   }
 
   /**
-   * Credits `acc` with every query term's BM25+ contribution, then multiplies each document's
+   * Credits `acc` with every query term's BM25+ contribution to every document holding it
+   * (`accept` leaves out the documents the caller would drop), then multiplies each document's
    * sum by the number of distinct query terms it matched (MiniSearch's coordination).
-   *
-   * Terms are taken rarest first (highest possible contribution first). Once the terms left
-   * could not, all together, lift a document that has none of the rarer ones above the
-   * `want`-th best score found so far (times `maxBoost`), they only add to documents already
-   * found: a word in half of 100,000 facts then costs a scan of its postings, not 50,000 new
-   * candidates. {@link scoreUnseen} scores the documents this skipped, when the caller needs one.
    */
-  match(queryWords: readonly QueryWord[], options: MatchOptions, acc: Accumulator, limits: MatchLimits): void {
-    this.late = new Map()
+  match(queryWords: readonly QueryWord[], options: MatchOptions, acc: Accumulator, accept: ((slot: number) => boolean) | undefined): void {
+    if (this.live === 0) return
     // One entry per distinct term (a word being typed counts as its own).
     const distinct = new Map<string, QueryWord>()
     for (const w of queryWords) {
       const key = w.partial || w.term === undefined ? `\u0000${w.surface}` : w.term
       if (!distinct.has(key)) distinct.set(key, w)
     }
-    if (this.termStamp.length < distinct.size) this.termStamp = new Float64Array(distinct.size)
-    if (this.live === 0) return
     const {k, b, d} = options.bm25
     const avgLength = this.totalLength / this.live || 1
     this.lastNorm = {k, b, d, avgLength}
@@ -242,63 +220,10 @@ export class InvertedIndex {
       const bound = reach.reduce((sum, r) => sum + r.weight * (d + k + 1), 0)
       return {reach, bound}
     })
+    // Rarest first, so that a document's terms are summed in the same order in every search.
     terms.sort((x, y) => y.bound - x.bound)
-
-    let boundLeft = terms.reduce((sum, t) => sum + t.bound, 0)
-    let late = false
-    terms.forEach((term, i) => {
-      if (!late && i > 0 && acc.touched.length >= limits.want) {
-        const bestUnseen = boundLeft * (terms.length - i) * limits.maxBoost
-        late = bestUnseen < wantthBestSoFar(acc, limits.want)
-      }
-      for (const r of term.reach) {
-        if (!late) this.scan(r, acc, limits.accept)
-        else if (acc.touched.length * 8 < r.p.df) this.probe(r, acc)
-        else this.scanFound(r, acc)
-      }
-      if (late) for (const r of term.reach) this.late.set(r.p.id, [...(this.late.get(r.p.id) ?? []), r])
-      boundLeft -= term.bound
-    })
+    for (const term of terms) for (const r of term.reach) this.scan(r, acc, accept)
     for (const slot of acc.touched) acc.scores[slot]! *= acc.matched[slot]!
-  }
-
-  /** No document skipped by the last {@link match} can score more than this from the terms taken late. */
-  lateBound(): number {
-    let sum = 0
-    const terms = new Set<number>()
-    for (const reaches of this.late.values()) {
-      for (const r of reaches) {
-        sum += r.weight * (this.lastNorm.d + this.lastNorm.k + 1)
-        terms.add(r.q)
-      }
-    }
-    return sum * terms.size
-  }
-
-  /**
-   * What {@link match} would have scored a document it skipped because the document holds only
-   * terms taken late; 0 if it holds none of them.
-   */
-  scoreUnseen(slot: number): number {
-    if (!this.docs.has(slot) || this.late.size === 0) return 0
-    const pairs = this.docs.arena
-    let sum = 0
-    // Distinct query terms matched, counted with a stamp per term instead of a Set per call:
-    // context scores thousands of facts this way in one search.
-    const stamp = ++this.unseenStamp
-    let matched = 0
-    for (let i = this.docs.from[slot]!, end = this.docs.to[slot]!; i < end; i += 2) {
-      const reaches = this.late.get(pairs[i]!)
-      if (reaches === undefined) continue
-      for (const r of reaches) {
-        sum += r.weight * this.tfPart(slot, pairs[i + 1]!)
-        if (this.termStamp[r.q] !== stamp) {
-          this.termStamp[r.q] = stamp
-          matched++
-        }
-      }
-    }
-    return sum * matched
   }
 
   /**
@@ -351,25 +276,6 @@ export class InvertedIndex {
     }
   }
 
-  /** Late term, many postings: walk them, crediting only documents already found. */
-  private scanFound(r: Reach, acc: Accumulator): void {
-    const e = r.p.entries
-    for (let i = 0, n = r.p.size; i < n; i += 2) {
-      const slot = e[i]!
-      if (acc.has(slot)) acc.credit(slot, r.q, r.weight * this.tfPart(slot, e[i + 1]!))
-    }
-  }
-
-  /** Late term, few documents found: look the term up in each of them instead. */
-  private probe(r: Reach, acc: Accumulator): void {
-    const found = acc.touched
-    for (let i = 0, n = found.length; i < n; i++) {
-      const slot = found[i]!
-      const tf = this.docs.tf(slot, r.p.id)
-      if (tf > 0) acc.credit(slot, r.q, r.weight * this.tfPart(slot, tf))
-    }
-  }
-
   /** The radix tree over the terms, for prefix and fuzzy lookups; built when first needed. */
   private tree(): SearchableMap<true> {
     if (!this.radix) {
@@ -418,17 +324,6 @@ export class InvertedIndex {
     this.live += 1
     this.totalLength += length
   }
-}
-
-/**
- * A lower bound of the want-th best score the documents found so far will end with: their
- * scores only grow, and the want-th best of a sample is at most the want-th best of all. The
- * sample keeps this cheap when a common term has already found 50,000 documents.
- */
-function wantthBestSoFar(acc: Accumulator, want: number): number {
-  const found = acc.touched
-  const sample = Math.min(found.length, Math.max(want, 4096))
-  return mthLargest(sample, want, (j) => acc.scores[found[j]!]! * acc.matched[found[j]!]!)
 }
 
 const EMPTY = new Uint32Array(0)
@@ -573,12 +468,6 @@ class DocTerms {
   remove(slot: number): void {
     this.garbage += this.to[slot]! - this.from[slot]!
     this.alive[slot] = 0
-  }
-
-  tf(slot: number, termId: number): number {
-    const a = this.arena
-    for (let i = this.from[slot]!, end = this.to[slot]!; i < end; i += 2) if (a[i] === termId) return a[i + 1]!
-    return 0
   }
 
   private compact(): void {

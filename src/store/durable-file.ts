@@ -6,6 +6,7 @@ import type {SyncAdapter} from 'lowdb'
 
 import {MemError} from '../errors.js'
 import {fsError} from './fs-errors.js'
+import {describeJsonError} from './json-position.js'
 
 export const FILE_MODE = 0o600
 export const DIR_MODE = 0o700
@@ -121,9 +122,8 @@ function parseJson(path: string, text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    // V8's message quotes part of the text: only the position is kept, so no stored content reaches an error or a log.
-    const at = /position (\d+)/.exec((error as Error).message)?.[1]
-    throw corruptFile(path, text.length === 0 ? 'it is empty' : `it is not valid JSON${at === undefined ? ' (it ends too early or holds bytes that are not JSON)' : ` (error at character ${at})`}`)
+    // V8's message may quote part of the text: only a position is kept, so no stored content reaches an error or a log.
+    throw corruptFile(path, text.length === 0 ? 'it is empty' : describeJsonError(text, (error as Error).message))
   }
 }
 

@@ -94,8 +94,8 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
       ['no state at all', ['save', '--agent', 'alice'], '', /no state given/],
       ['an unknown action', ['reflect', 'rename', '--agent', 'alice', '--fact', '01ARZ3NDEKTSV4RRFFQ69G5FAV'], undefined, /action: must be one of add, update, delete, merge/],
       ['limit 0', ['search', 'x', '--limit', '0', '--agent', 'alice'], undefined, /limit: must be between 1 and 100/],
-      ['a hostile agent id', ['add', 'x', '--agent', '../../etc'], undefined, /agent_id: may use letters/],
-      ['a malformed fact id', ['reflect', 'delete', '--fact', '../x', '--agent', 'alice'], undefined, /fact_id: must be a 26-character fact id/],
+      ['a hostile agent id', ['add', 'x', '--agent', '../../etc'], undefined, /--agent: may use letters/],
+      ['a malformed fact id', ['reflect', 'delete', '--fact', '../x', '--agent', 'alice'], undefined, /--fact: must be a 26-character fact id/],
       ['an unknown flag', ['search', 'x', '--lmit', '3'], undefined, /Nonexistent flag: --lmit/],
       ['an unknown flag on a strict command', ['resume', '--agnt', 'x'], undefined, /Nonexistent flag: --agnt/],
     ]

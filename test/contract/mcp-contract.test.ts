@@ -133,4 +133,14 @@ for (const transport of TRANSPORTS) describe(`MCP contract (mem mcp serve over $
     assert.match(await failure('memory_search', {query: 'x', agent_id: '../etc'}), /agent_id: may use letters/)
     assert.match(await failure('memory_add', {content: 'x', colour: 'red'}), /colour/)
   })
+
+  it('says in plain words what was wrong and what is allowed, never in the validator\'s wording', async () => {
+    const extra = await failure('memory_search', {query: 'x', extra: 1})
+    assert.match(extra, /^invalid input: unknown argument "extra"; memory_search takes agent_id, query, limit, tags, since, until\b/)
+    assert.equal(await failure('memory_search', {}), 'invalid input: query is required')
+    assert.equal(await failure('memory_search', {query: 'x', limit: '5'}), 'invalid input: limit must be a number, not a string')
+    assert.equal(await failure('memory_add', {content: 42}), 'invalid input: content must be a string, not a number')
+    assert.equal(await failure('memory_add', {content: 'x', tags: ['ok', 7]}), 'invalid input: tags.1 must be a string, not a number')
+    for (const text of [extra, await failure('memory_search', {query: 'x', limit: true})]) assert.doesNotMatch(text, /Invalid (key|type)|Expected|received/)
+  })
 })

@@ -11,6 +11,14 @@ import {sha256, snapshot} from './files.js'
 const damages: {name: string; kind: 'corrupt_file' | 'unsupported_version'; mention: RegExp; file?: string; damage: (file: string, home: string) => void}[] = [
   {name: 'truncated', kind: 'corrupt_file', mention: /not valid JSON/, damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 40))},
   {name: 'empty', kind: 'corrupt_file', mention: /empty/, damage: (f) => writeFileSync(f, '')},
+  {
+    // Pretty-printed by hand, with a comma left after the last record: records close on line 12.
+    name: 'a hand-made trailing comma',
+    kind: 'corrupt_file',
+    mention: /not valid JSON at line \d+, column 3 \(a comma before a closing bracket\)/,
+    damage: (f) => writeFileSync(f, JSON.stringify(JSON.parse(readFileSync(f, 'utf8')), null, 2).replace(/\}\n {2}\]\n\}$/, '},\n  ]\n}\n')),
+  },
+  {name: 'truncated JSON names where it ends', kind: 'corrupt_file', mention: /not valid JSON: it ends too early \(line 1, column 41\)/, damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 40))},
   {name: 'binary garbage', kind: 'corrupt_file', mention: /not valid JSON/, damage: (f) => writeFileSync(f, Buffer.from([0xff, 0x00, 0x9c, 0x7b, 0x22, 0x01, 0xfe, 0x80, 0x0a]))},
   {name: 'valid JSON of the wrong shape', kind: 'corrupt_file', mention: /not a mem data file/, damage: (f) => writeFileSync(f, '{"hello": "world"}\n')},
   {name: 'a JSON array', kind: 'corrupt_file', mention: /not a mem data file/, damage: (f) => writeFileSync(f, '[1, 2, 3]\n')},
@@ -104,6 +112,31 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
       }
     })
   }
+
+  it('--fix says, before and while restoring the copy, that it discards a hand edit; a torn write gets no such warning', () => {
+    const {home, cleanup} = tempHome()
+    try {
+      assert.equal(mem(home, ['add', 'deploys go out on Tuesdays', '-a', 'alice']).code, 0)
+      assert.equal(mem(home, ['add', 'the staging database is read-only', '-a', 'alice']).code, 0)
+      const file = join(home, 'agents/alice/facts/000001.json')
+      const written = readFileSync(file, 'utf8')
+      // A person pretty-prints the file, edits a fact and leaves a trailing comma.
+      writeFileSync(file, JSON.stringify(JSON.parse(written), null, 2).replace('read-only"', 'read-only on Fridays",'))
+      const plan = mem(home, ['doctor'])
+      assert.match(plan.stdout, /--fix: this discards a hand edit \(the file is laid out on several lines, which mem never writes; copy your change back from the file kept aside\): restore the last good copy/)
+      const done = mem(home, ['doctor', '--fix'])
+      assert.equal(done.code, 0, done.stdout)
+      assert.match(done.stdout, /Done: this discarded a hand edit \(.*\): restored the last good copy .*; the corrupt file is kept aside as \S+\.corrupt-\d{4}-/)
+
+      // A write cut short is mem's own one-line file: restoring its copy loses no edit of a person.
+      writeFileSync(file, readFileSync(file).subarray(0, 60))
+      const torn = mem(home, ['doctor', '--fix'])
+      assert.equal(torn.code, 0, torn.stdout)
+      assert.doesNotMatch(torn.stdout, /hand edit/)
+    } finally {
+      cleanup()
+    }
+  })
 
   it('without a backup, --fix leaves the corrupt file as it is and exits 1', () => {
     const {home, cleanup} = tempHome()

@@ -7,9 +7,10 @@ import {joinWords, readStdin} from '../input.js'
 export const addSpec = defineCommandSpec({
   operation: memoryAdd,
   words: true,
+  wordsFill: {content: 'the fact text'},
   flags: {
     ...agentFlag,
-    tag: {kind: 'string', char: 't', description: 'Tag the fact (repeat for several).', multiple: true},
+    tag: {kind: 'string', char: 't', description: 'Tag the fact (repeat for several).', multiple: true, field: 'tags'},
     'allow-duplicate': {kind: 'boolean', description: 'Store it even if a live fact already says the same (ignoring case and spacing).'},
     thread: {kind: 'string', description: 'The conversation this fact is a turn of (a chat or session id); leave it out for standalone facts.', helpValue: 'THREAD'},
   },

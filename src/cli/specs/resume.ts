@@ -7,9 +7,9 @@ export const resumeSpec = defineCommandSpec({
   words: false,
   flags: {
     ...agentFlag,
-    id: {kind: 'string', description: 'Checkpoint id [default: the latest].', helpValue: 'CHECKPOINT_ID'},
+    id: {kind: 'string', description: 'Checkpoint id [default: the latest].', helpValue: 'CHECKPOINT_ID', field: 'checkpoint_id'},
     'on-missing': {kind: 'string', description: 'When nothing is saved: "error" (exit 3) or "empty" (a found: false result).', default: 'error', helpValue: 'error|empty'},
-    messages: {kind: 'boolean', description: 'Also show the saved conversation messages.'},
+    messages: {kind: 'boolean', description: 'Also show the saved conversation messages.', field: 'include_messages'},
     'last-messages': {kind: 'integer', description: 'Show only the last N saved messages (implies --messages).', helpValue: 'N'},
   },
   async input(_words, flags) {

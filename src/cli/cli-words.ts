@@ -1,0 +1,48 @@
+import {InputError, MemError} from '../errors.js'
+import type {FlagSpecs} from './flag-spec.js'
+
+/** How a command names each input field it fills: `fact_id` → `--fact`, `query` → "the search words". */
+export type FieldWords = Readonly<Record<string, string>>
+
+/** The command a person types for each tool, for messages that point at one ("as returned by checkpoint_save"). */
+const COMMAND_OF_TOOL: Readonly<Record<string, string>> = {
+  memory_search: 'mem search',
+  memory_add: 'mem add',
+  memory_reflect: 'mem reflect',
+  checkpoint_save: 'mem save',
+  checkpoint_resume: 'mem resume',
+  fact_list: 'mem list',
+  fact_history: 'mem history',
+  agent_list: 'mem agents',
+  checkpoint_list: 'mem checkpoints',
+}
+
+/**
+ * The field words of a command's flags: each flag fills the field of its name (dashes as
+ * underscores) unless its spec names another (`--agent` fills `agent_id`). `extra` adds the
+ * fields a command fills from its words or arguments, or from a flag of oclif's own.
+ */
+export function fieldWordsOf(flags: FlagSpecs | readonly string[], extra: FieldWords = {}): FieldWords {
+  const entries = Array.isArray(flags)
+    ? flags.map((name) => [name.replaceAll('-', '_'), `--${name}`])
+    : Object.entries(flags as FlagSpecs).flatMap(([name, spec]) => [spec.field ?? name.replaceAll('-', '_')].flat().map((field) => [field, `--${name}`]))
+  return {...Object.fromEntries(entries), ...extra}
+}
+
+/**
+ * An input error in the words of the command line: its field names become the flags that fill
+ * them, and tool names the commands. Only the operation's own field names are renamed, so a
+ * flag named like a plain word (`--fact`) never rewrites "fact id". Any other error is left as it is.
+ */
+export function inCliWords(error: unknown, words: FieldWords): unknown {
+  if (!(error instanceof InputError)) return error
+  const names = {...COMMAND_OF_TOOL, ...Object.fromEntries(error.fields.flatMap((field) => (words[field] === undefined ? [] : [[field, words[field]]])))}
+  const pattern = Object.keys(names)
+    .sort((a, b) => b.length - a.length)
+    .map((name) => name.replaceAll(/[^\w]/g, '\\$&'))
+    .join('|')
+  if (pattern === '') return error
+  // A field at the start of a dot path (tags.0) is the flag; the index says nothing at the CLI.
+  const message = error.message.replaceAll(new RegExp(`(?<![\\w-])(${pattern})(?:\\.\\d+)*(?![\\w-])`, 'g'), (_all, name: string) => names[name]!)
+  return new MemError(error.code, message)
+}

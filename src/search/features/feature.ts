@@ -1,0 +1,42 @@
+/** What a feature may read of each fact besides its words, by slot. */
+export interface FactDetails {
+  /** created_at as milliseconds since 1970. */
+  times: Float64Array
+  /** 1 where the fact ends with a question. */
+  asks: Uint8Array
+  /** The turns before and after each fact in its thread (-1: none). */
+  prev: Int32Array
+  next: Int32Array
+}
+
+/**
+ * One search on its way through the ranking: the facts that may be returned and their scores,
+ * as text relevance left them and each feature before this one adjusted them.
+ */
+export interface Ranking {
+  /** The query as typed. */
+  readonly query: string
+  /**
+   * How many results the caller keeps: a feature may leave a fact that it can show will not
+   * make them with a lower score than it would give it otherwise.
+   */
+  readonly limit: number
+  /** The facts that may be returned: the matches, then any a feature brings in. */
+  readonly candidates: number[]
+  /** Score by slot; 0 for facts that are not candidates. */
+  readonly scores: Float64Array
+  /** For a candidate brought in without matching: the fact whose context it is. */
+  readonly contextFor: Map<number, number>
+  /** Facts this search may return (undefined: all may); a feature must not bring in others. */
+  readonly accept: ((slot: number) => boolean) | undefined
+  readonly facts: FactDetails
+}
+
+/**
+ * Something besides the words that moves a fact up or down (see docs/search.md). Features run
+ * in a fixed order, each over the scores the ones before it left; one instance serves one index,
+ * so it may keep buffers from one search to the next.
+ */
+export interface RankingFeature {
+  apply(ranking: Ranking): void
+}

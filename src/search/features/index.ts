@@ -1,0 +1,18 @@
+import type {Tuning} from '../fact-index.js'
+import {DateBoost} from './date-boost.js'
+import type {RankingFeature} from './feature.js'
+import {ThreadContext} from './thread-context.js'
+
+export type {FactDetails, Ranking, RankingFeature} from './feature.js'
+
+/**
+ * The features a search applies after text relevance, in order, leaving out those `tuning`
+ * switches off. The order matters: a fact's context loan is a share of its lender's score with
+ * the date boost already in.
+ */
+export function rankingFeatures(tuning: Tuning): RankingFeature[] {
+  const features: RankingFeature[] = []
+  if (tuning.dateBoost !== 1) features.push(new DateBoost(tuning.dateBoost))
+  if (tuning.context > 0 && tuning.contextReach > 0) features.push(new ThreadContext({share: tuning.context, replyShare: tuning.replyShare, reach: tuning.contextReach}))
+  return features
+}
