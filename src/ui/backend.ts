@@ -36,9 +36,9 @@ export interface Backend {
   agents(): Promise<AgentSummary[]>
   checkpoints(agent: string): Promise<CheckpointSummary[]>
   checkpoint(agent: string, id: string): Promise<CheckpointDetail>
-  /** Each returns the prose of the reflect operation, shown as the outcome. */
-  add(agent: string, content: string): Promise<string>
-  update(agent: string, factId: string, content: string): Promise<string>
+  /** Each returns the prose of the reflect operation, shown as the outcome; add also the id of the fact. */
+  add(agent: string, content: string, tags: string[]): Promise<{notice: string; factId: string}>
+  update(agent: string, factId: string, content: string, tags: string[]): Promise<string>
   remove(agent: string, factId: string): Promise<string>
 }
 
@@ -56,8 +56,12 @@ export function operationsBackend(ctx: OperationContext): Backend {
     agents: async () => (await runOperation(agentList, ctx, {})).agents,
     checkpoints: async (agent) => (await runOperation(checkpointList, ctx, {agent_id: agent, limit: 10_000})).checkpoints,
     checkpoint: (agent, id) => runOperation(checkpointResume, ctx, {agent_id: agent, checkpoint_id: id, include_messages: true}),
-    add: (agent, content) => reflect({agent_id: agent, action: 'add', content}),
-    update: (agent, factId, content) => reflect({agent_id: agent, action: 'update', fact_id: factId, content}),
+    async add(agent, content, tags) {
+      const payload = await runOperation(memoryReflect, ctx, {agent_id: agent, action: 'add', content, tags})
+      return {notice: memoryReflect.prose(payload), factId: payload.fact_id}
+    },
+    // The editor shows every tag, so the tags it saves replace the fact's own, none included.
+    update: (agent, factId, content, tags) => reflect({agent_id: agent, action: 'update', fact_id: factId, content, tags}),
     remove: (agent, factId) => reflect({agent_id: agent, action: 'delete', fact_id: factId}),
   }
 }

@@ -87,11 +87,13 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
   const pending = state.pending
   useEffect(() => {
     if (!pending) return
-    const write =
-      pending.kind === 'add' ? backend.add(current, pending.content) : pending.kind === 'update' ? backend.update(current, pending.id, pending.content) : backend.remove(current, pending.id)
+    const write: Promise<{notice: string; factId?: string}> =
+      pending.kind === 'add'
+        ? backend.add(current, pending.content, pending.tags)
+        : (pending.kind === 'update' ? backend.update(current, pending.id, pending.content, pending.tags) : backend.remove(current, pending.id)).then((notice) => ({notice}))
     // A write is never abandoned half-way: its outcome is reported even if the screen moved on.
     write.then(
-      (notice) => dispatch({type: 'written', notice}),
+      ({notice, factId}) => dispatch({type: 'written', notice, ...(factId === undefined ? {} : {added: factId})}),
       (error: unknown) => dispatch({type: 'failed', message: message(error)}),
     )
   }, [backend, current, pending])

@@ -1,3 +1,4 @@
+import {joinDraft, splitDraft} from './draft-tags.js'
 import type {AgentSummary, CheckpointDetail, CheckpointSummary, FactRow, History} from './backend.js'
 
 export type Screen =
@@ -10,7 +11,7 @@ export type Screen =
   | {name: 'checkpoint'; id: string}
 
 /** A write the browser has asked for and not yet seen finish; App runs it through the backend. */
-export type Write = {kind: 'add'; content: string} | {kind: 'update'; id: string; content: string} | {kind: 'delete'; id: string}
+export type Write = {kind: 'add'; content: string; tags: string[]} | {kind: 'update'; id: string; content: string; tags: string[]} | {kind: 'delete'; id: string}
 
 export interface State {
   agent: string
@@ -31,6 +32,8 @@ export interface State {
   /** First line shown of a long view (fact history, checkpoint state). */
   scroll: number
   pending: Write | undefined
+  /** A fact just added: the cursor goes to it once the list holds it. */
+  focus: string | undefined
   notice: string | undefined
   error: string | undefined
   /** Bumped by the poll timer and after writes: every view reloads what it shows. */
@@ -62,7 +65,8 @@ export type Action =
   | {type: 'agents-loaded'; agents: AgentSummary[]}
   | {type: 'checkpoints-loaded'; agent: string; checkpoints: CheckpointSummary[]}
   | {type: 'checkpoint-loaded'; checkpoint: CheckpointDetail}
-  | {type: 'written'; notice: string}
+  /** `added`: the id of a fact the write stored, for the cursor to land on. */
+  | {type: 'written'; notice: string; added?: string}
   | {type: 'failed'; message: string}
 
 export function initialState(agent: string): State {
@@ -82,6 +86,7 @@ export function initialState(agent: string): State {
     checkpoint: undefined,
     scroll: 0,
     pending: undefined,
+    focus: undefined,
     notice: undefined,
     error: undefined,
     generation: 0,
@@ -156,9 +161,9 @@ function open(state: State): State {
 }
 
 function submit(state: State, screen: Extract<Screen, {name: 'edit'}>): State {
-  const content = screen.draft.trim()
-  if (content === '') return {...state, error: 'A fact needs some text; type it, or press Esc to cancel.'}
-  const pending: Write = screen.id === undefined ? {kind: 'add', content} : {kind: 'update', id: screen.id, content}
+  const {content, tags} = splitDraft(screen.draft)
+  if (content === '') return {...state, error: 'A fact needs some text besides its #tags; type it, or press Esc to cancel.'}
+  const pending: Write = screen.id === undefined ? {kind: 'add', content, tags} : {kind: 'update', id: screen.id, content, tags}
   return {...state, pending, error: undefined}
 }
 
@@ -210,7 +215,7 @@ export function reducer(state: State, action: Action): State {
     case 'edit': {
       const id = targetId(state)
       const fact = state.screen.name === 'fact' ? state.history?.versions.find((f) => f.id === id) : selectedFact(state)
-      return id && fact ? {...state, screen: {name: 'edit', id, draft: fact.content, from: from(state)}, notice: undefined, error: undefined} : state
+      return id && fact ? {...state, screen: {name: 'edit', id, draft: joinDraft(fact.content, fact.tags), from: from(state)}, notice: undefined, error: undefined} : state
     }
     case 'ask-delete': {
       const id = targetId(state)
@@ -224,6 +229,8 @@ export function reducer(state: State, action: Action): State {
       if (action.agent !== state.agent || action.query !== state.query) return state
       if (state.factsFor === action.query && same(state.facts, action.facts)) return state
       // Keep the cursor on the same fact when other processes add or remove facts around it.
+      const added = state.focus === undefined ? -1 : action.facts.findIndex((f) => f.id === state.focus)
+      if (added >= 0) return {...state, facts: action.facts, factsFor: action.query, selected: added, focus: undefined}
       const current = selectedFact(state)?.id
       const at = current === undefined ? -1 : action.facts.findIndex((f) => f.id === current)
       const selected = state.factsFor === action.query && at >= 0 ? at : clamp(state.selected, action.facts.length)
@@ -243,6 +250,8 @@ export function reducer(state: State, action: Action): State {
       return {...state, checkpoint: action.checkpoint}
     case 'written':
       // The fact that was open is now replaced or deleted: the list is where the new state shows.
+      // A fact just added shows in the full list, newest first, under the cursor; a search might not hold it.
+      if (action.added !== undefined) return {...state, pending: undefined, screen: {name: 'facts'}, query: '', typing: false, focus: action.added, notice: action.notice, error: undefined, generation: state.generation + 1}
       return {...state, pending: undefined, screen: {name: 'facts'}, notice: action.notice, error: undefined, generation: state.generation + 1}
     case 'failed':
       return {...state, pending: undefined, error: action.message}

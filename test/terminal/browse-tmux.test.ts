@@ -95,6 +95,23 @@ describe('mem in a real terminal (tmux)', function () {
     await assertRestored(130)
   })
 
+  it('adds a fact with #tags typed in its text, and the cursor lands on it', async () => {
+    assert.equal(mem(home.home, ['add', 'Coffee machine is on floor 2', '--agent', 'desk']).code, 0)
+    assert.equal(mem(home.home, ['add', 'Printer is on floor 3', '--agent', 'desk']).code, 0)
+    start(home.home, ['--agent', 'desk'])
+    await waitForScreen('2 facts')
+    tmux('send-keys', '-t', 'mem', 'j', 'n')
+    await waitForScreen('New fact')
+    tmux('send-keys', '-t', 'mem', '-l', 'Badge readers reset at 6 #office')
+    tmux('send-keys', '-t', 'mem', 'Enter')
+    const after = await waitForScreen('3 facts')
+    assert.match(after, /^▸ .*Badge readers reset at 6 #office\s*$/m, `the cursor is on the new fact:\n${after}`)
+    const stored = JSON.parse(mem(home.home, ['list', '--agent', 'desk', '--json']).stdout) as {facts: {content: string; tags: string[]}[]}
+    assert.deepEqual(stored.facts[0], {...stored.facts[0], content: 'Badge readers reset at 6', tags: ['office']})
+    tmux('send-keys', '-t', 'mem', 'q')
+    await assertRestored()
+  })
+
   it('mem --agent ID opens the browser on that agent', async () => {
     assert.equal(mem(home.home, ['add', 'Team standup is at ten', '--agent', 'team']).code, 0)
     start(home.home, ['--agent', 'team'])

@@ -89,7 +89,7 @@ describe('browser keys and state', () => {
     assert.deepEqual(s.screen, {name: 'edit', id: facts[0]!.id, draft: 'fact a', from: 'facts'})
     s = press(press(s, '', {backspace: true}), 'z', {})
     s = press(s, '', {return: true})
-    assert.deepEqual(s.pending, {kind: 'update', id: facts[0]!.id, content: 'fact z'})
+    assert.deepEqual(s.pending, {kind: 'update', id: facts[0]!.id, content: 'fact z', tags: []})
     assert.equal(press(s, 'q').quit, false)
     s = reducer(s, {type: 'written', notice: 'Updated'})
     assert.equal(s.pending, undefined)

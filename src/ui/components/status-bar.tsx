@@ -6,7 +6,7 @@ import type {Screen} from '../state.js'
 const HINTS: Record<Screen['name'], string> = {
   facts: '↑↓/jk move · Enter open · / search · n add · e edit · d delete · a agents · c checkpoints · q quit',
   fact: '↑↓ scroll · e edit · d delete · Esc back · q back',
-  edit: 'Enter save · Esc cancel',
+  edit: 'Enter save · #word tags it · Esc cancel',
   'confirm-delete': 'y delete · n keep',
   agents: '↑↓ move · Enter switch agent · Esc back',
   checkpoints: '↑↓ move · Enter open · Esc back',
