@@ -225,8 +225,8 @@ function editedByHand(path: string): boolean {
   }
 }
 
-/** `search-index.bin.<pid>.<hex>.tmp`, as src/store/search-cache.ts names what it is saving. */
-const CACHE_TEMP = /^search-index\.(?:bin|json)\.\d+\.[0-9a-f]+\.tmp$/
+/** `search-index.bin.<pid>.<hex>.tmp` and `duplicates.json.<pid>.<hex>.tmp`, as src/store/search-cache.ts and duplicate-digests.ts name what they are saving. */
+const CACHE_TEMP = /^(?:search-index\.(?:bin|json)|duplicates\.json)\.\d+\.[0-9a-f]+\.tmp$/
 
 const LEFT_BY = {
   write: 'a temporary file left by a write that never finished (the data file it was meant to replace is intact)',

@@ -6,7 +6,7 @@ export function normalizedContent(content: string): string {
 }
 
 /** Only live standalone facts can be duplicated: a turn of a thread may repeat what was said before. */
-function guarded(fact: FactRecord): boolean {
+export function guarded(fact: FactRecord): boolean {
   return isLive(fact) && fact.thread === undefined
 }
 

@@ -15,6 +15,7 @@ import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
+import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex} from './duplicates.js'
 import {PartialImport, type AddedFact, type AddOptions, type ImportBatch, type ImportResult, type NewCheckpoint, type NewFact, type ScoredFact, type SearchQuery, type Store} from './store.js'
 
@@ -69,7 +70,11 @@ class AgentFiles {
 
   private readonly noteMigrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
 
+  /** The revision stamp the last refresh went by, for segments read later in the same operation. */
+  private revision?: Revision
+
   refresh(revision: Revision | undefined, needs: Needs): void {
+    this.revision = revision
     const migrated = this.noteMigrated
     if (needs.facts) {
       const how = needs.facts === 'all' ? 'refresh' : 'refreshLast'
@@ -139,6 +144,42 @@ class AgentFiles {
       this.duplicates = new DuplicateIndex(this.facts.records())
     }
     return this.duplicates
+  }
+
+  /**
+   * The live standalone fact that already says `content`, for a process that read only the last
+   * segment (the CLI): every other segment is vouched for by its saved digest while its identity
+   * holds (src/store/duplicate-digests.ts), or read and hashed again; a hash that hits is
+   * confirmed against the segment itself. So a cold `mem add` reads one segment, as without the guard.
+   */
+  coldDuplicate(content: string): FactRecord | undefined {
+    const wanted = contentHash(content)
+    const saved = readDigests(this.dir)
+    const kept: Digests = {segments: {}}
+    const names = this.facts.files.names()
+    const last = names.at(-1)
+    let moved = false
+    let found: FactRecord | undefined
+    for (const name of names) {
+      const identity = this.facts.files.fingerprint(name)
+      if (identity === undefined) continue
+      const entry = name === last ? undefined : saved?.segments[name]
+      const hashes = entry?.identity === identity ? entry.hashes : segmentHashes(this.factsOf(name))
+      if (name !== last) {
+        kept.segments[name] = {identity, hashes}
+        moved ||= entry?.identity !== identity
+      }
+      // The first stored wins; the segments after it are still hashed, so the digests come out whole.
+      if (!found && hashes.includes(wanted)) found = new DuplicateIndex(this.factsOf(name)).find(content)
+    }
+    if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length) saveDigests(this.dir, kept)
+    return found
+  }
+
+  /** One fact segment, read (and checked) if this process does not hold it as it is now. */
+  private factsOf(name: string): FactRecord[] {
+    this.follow(this.facts.refreshSome(this.revision, [name], this.noteMigrated('facts')))
+    return this.facts.get(name)?.records ?? []
   }
 
   /** Every fact by id; the facts must have been refreshed with `all`. */
@@ -298,11 +339,13 @@ export class FileStore implements Store {
   ) {}
 
   async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
-    // Looking for a duplicate needs every fact; a turn of a thread is never one (people repeat
-    // themselves in a conversation), so a caller adding turns or allowing copies reads only the last segment.
+    // A turn of a thread is never a duplicate (people repeat themselves in a conversation). For
+    // the rest, a long-running process holds every fact and looks the content up; a short-lived
+    // one reads the last segment and trusts the saved digests of the others that did not change.
     const guard = !options.allowDuplicate && fact.thread === undefined
-    return this.write(agent, {facts: guard ? 'all' : 'last'}, (tx, a) => {
-      const existing = guard ? a.duplicateIndex().find(fact.content) : undefined
+    const cold = guard && this.options.shortLived === true
+    return this.write(agent, {facts: guard && !cold ? 'all' : 'last'}, (tx, a) => {
+      const existing = !guard ? undefined : cold ? a.coldDuplicate(fact.content) : a.duplicateIndex().find(fact.content)
       if (existing) return {...existing, duplicate: true as const}
       const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
       tx.appendFact(record)

@@ -384,6 +384,33 @@ describe('what each command reads', function () {
     assert.deepEqual(left.filter((c) => c.includes('kestrel')), ['a kestrel perched on the barn roof', 'the kestrel hovers over the verge'])
   })
 
+  it('a cold mem add finds a duplicate in an older segment while reading only the last one', () => {
+    writeFacts(home, [['the heron fishes at dawn', 'the weir floods in spring'], ['the barn owl hunts at night'], ['a kestrel on the verge']])
+    const dir = agentDir(home, 'default')
+    bumpRevision(dir, readRevision(dir), identitiesOf(dir, [1, 2, 3].map((n) => `facts/${segmentName(n)}`)))
+    const heron = (JSON.parse(mem(home, ['list', '--json', '--limit', '100']).stdout) as Found).facts.find((f) => f.content.startsWith('the heron'))!
+
+    const first = segmentsOpened(['add', '--json', 'The heron  fishes at DAWN'])
+    assert.deepEqual(JSON.parse(first.result.stdout), {agent_id: 'default', stored: true, fact_id: heron.id, duplicate: true})
+    assert.deepEqual(first.opened, [segmentName(3), segmentName(1), segmentName(2)], 'no digests yet: every segment is read and hashed')
+
+    const again = segmentsOpened(['add', '--json', 'the heron fishes at dawn'])
+    assert.equal((JSON.parse(again.result.stdout) as {fact_id: string}).fact_id, heron.id)
+    assert.deepEqual(again.opened, [segmentName(3), segmentName(1)], 'the last segment, and the one whose digest holds the content')
+
+    const fresh = segmentsOpened(['add', '--json', 'a swift nests under the eaves'])
+    assert.equal((JSON.parse(fresh.result.stdout) as {duplicate: boolean}).duplicate, false)
+    assert.deepEqual(fresh.opened.filter((name) => /^\d{6}\.json$/.test(name) && name !== segmentName(3)), [], 'no segment but the last one')
+
+    // A hand edit moves the segment's identity: its digest no longer vouches for it, and the guard follows the new text.
+    const older = join(dir, 'facts', segmentName(1))
+    writeFileSync(older, readFileSync(older, 'utf8').replace('the heron fishes at dawn', 'the heron fishes at dusk'))
+    const dusk = JSON.parse(mem(home, ['add', '--json', 'the heron fishes at dusk']).stdout) as {fact_id: string; duplicate: boolean}
+    assert.deepEqual([dusk.fact_id, dusk.duplicate], [heron.id, true])
+    const dawn = JSON.parse(mem(home, ['add', '--json', 'the heron fishes at dawn']).stdout) as {fact_id: string; duplicate: boolean}
+    assert.equal(dawn.duplicate, false)
+  })
+
   it('a corrupt older segment fails a search that has a saved index, and is left untouched', () => {
     writeFacts(home, [['the weir floods in spring'], ['the weir was rebuilt']])
     assert.equal(search(home, 'weir').count, 2)

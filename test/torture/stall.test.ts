@@ -99,10 +99,12 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     const slow = startMem(home.home, ['add', 'killed', '-a', 's'], {prefix: stall('fsync', 30_000, 'exit')})
     const holder = await untilWriting(home.home, 's')
     process.kill(holder, 'SIGKILL')
-    // 1 s is less than any stale time a lock judged by age could use (2 s at least before).
+    // Once strace has seen its tracee die (a traced process lingers until its tracer lets it
+    // finish exiting), the lock must be free: 1 s is less than any stale time a lock judged by
+    // age could use (2 s at least before), and the dead holder's lock was fresh when it died.
+    await slow.done
     const next = mem(home.home, ['add', 'right after', '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '1000'}})
     assert.equal(next.code, 0, next.stderr)
-    await slow.done
     const contents = (await readBack(home.home, 's')).facts.map((f) => f.content)
     assert.deepEqual(contents, ['seed', 'right after'])
   })

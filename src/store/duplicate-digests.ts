@@ -1,0 +1,61 @@
+import {createHash, randomBytes} from 'node:crypto'
+import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {DIR_MODE, FILE_MODE} from './durable-file.js'
+import {guarded, normalizedContent} from './duplicates.js'
+import {isLink} from './links.js'
+import type {FactRecord} from './records.js'
+
+/**
+ * What a process that adds one fact and exits (the CLI) needs to know of the segments it does
+ * not read: a hash of the normalised content of each live standalone fact, per segment, with
+ * the identity (inode, size, modification time) the segment had when the hashes were taken.
+ * A segment whose identity still matches is not read; any other is read and hashed again. It
+ * is derived data, like the saved search index: a missing, damaged or outdated file costs a
+ * read of the segments, and a hash that hits is confirmed against the segment itself, so
+ * neither can make the guard drop a fact or name the wrong one.
+ */
+export interface Digests {
+  segments: Record<string, {identity: string; hashes: string[]}>
+}
+
+export function digestsPath(agentDir: string): string {
+  return join(agentDir, 'cache', 'duplicates.json')
+}
+
+export function contentHash(content: string): string {
+  return createHash('sha256').update(normalizedContent(content)).digest('base64url').slice(0, 16)
+}
+
+export function segmentHashes(records: readonly FactRecord[]): string[] {
+  return records.filter(guarded).map((fact) => contentHash(fact.content))
+}
+
+export function readDigests(agentDir: string): Digests | undefined {
+  if (isLink(join(agentDir, 'cache'))) return undefined
+  try {
+    const parsed = JSON.parse(readFileSync(digestsPath(agentDir), 'utf8')) as Digests
+    return parsed && typeof parsed.segments === 'object' && parsed.segments !== null ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Written by temporary file and rename, without fsync: losing it costs a re-read, never data. */
+export function saveDigests(agentDir: string, digests: Digests): void {
+  const dir = join(agentDir, 'cache')
+  // Like the saved index, never written through a linked cache/ (src/store/links.ts).
+  if (isLink(dir)) return
+  const path = digestsPath(agentDir)
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  try {
+    mkdirSync(dir, {recursive: true, mode: DIR_MODE})
+    writeFileSync(tmp, JSON.stringify(digests), {mode: FILE_MODE, flag: 'wx'})
+    renameSync(tmp, path)
+  } catch {
+    // A full disk or a read-only folder only costs the next add a re-read.
+  } finally {
+    rmSync(tmp, {force: true})
+  }
+}
