@@ -82,7 +82,10 @@ describe('mem browse (ink app over a real store)', () => {
     const frame = await b.waitFor((f) => f.includes('/ st') && f.includes('1 fact'), 'the facts that have a word starting with "st"')
     assert.match(lineOf(frame, 'staging'), /▸/)
     await b.press('a', 'g', 'i', 'n', 'g', ' ', 'd')
-    await b.waitFor((f) => f.includes('/ staging d') && f.includes('1 fact') && f.includes('staging database'), 'still the staging fact')
+    // "d" is being typed: it starts "database" and "Deploys". The fact matching both words leads.
+    const both = await b.waitFor((f) => f.includes('/ staging d') && f.includes('2 facts'), 'the facts matching "staging" and a word starting with "d"')
+    assert.match(lineOf(both, 'staging database'), /▸/)
+    assert.ok(both.indexOf('staging database') < both.indexOf('Deploys happen'), both)
   })
 
   it('says so when nothing matches', async () => {
