@@ -155,26 +155,28 @@ class AgentFiles {
   coldDuplicate(content: string): FactRecord | undefined {
     const wanted = contentHash(content)
     const saved = readDigests(this.dir)
-    const kept: Digests = {segments: {}}
     const names = this.facts.files.names()
     const last = names.at(-1)
-    let moved = false
-    let found: FactRecord | undefined
-    for (const name of names) {
+    const identities = new Map(names.flatMap((name) => {
       const identity = this.facts.files.fingerprint(name)
-      if (identity === undefined) continue
-      const entry = name === last ? undefined : saved?.segments[name]
-      const hashes = entry?.identity === identity ? entry.hashes : segmentHashes(this.factsOf(name))
-      if (name !== last) {
-        kept.segments[name] = {identity, hashes}
-        moved ||= entry?.identity !== identity
-      }
+      return identity === undefined ? [] : [[name, identity] as const]
+    }))
+    const vouched = (name: string) => name !== last && saved?.segments[name]?.identity === identities.get(name)
+    // One refresh for every segment whose digest does not vouch for it (the last one is held already).
+    this.follow(this.facts.refreshSome(this.revision, [...identities.keys()].filter((name) => !vouched(name)), this.noteMigrated('facts')))
+    const kept: Digests = {segments: {}}
+    let found: FactRecord | undefined
+    for (const [name, identity] of identities) {
+      const hashes = vouched(name) ? saved!.segments[name]!.hashes : segmentHashes(this.facts.get(name)?.records ?? [])
+      if (name !== last) kept.segments[name] = {identity, hashes}
       // The first stored wins; the segments after it are still hashed, so the digests come out whole.
       if (!found && hashes.includes(wanted)) found = new DuplicateIndex(this.factsOf(name)).find(content)
     }
+    const moved = [...identities.keys()].some((name) => name !== last && !vouched(name))
     if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length) saveDigests(this.dir, kept)
     return found
   }
+
 
   /** One fact segment, read (and checked) if this process does not hold it as it is now. */
   private factsOf(name: string): FactRecord[] {
