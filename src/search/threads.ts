@@ -11,8 +11,6 @@ export class Threads {
   next = new Int32Array(0)
   threadOf = new Uint32Array(0)
   readonly names: string[] = []
-  /** How many slots are in a thread: while none is, search has no context to compute. */
-  linked = 0
   private readonly numberOf = new Map<string, number>()
   /** Per thread number, its last fact; built on the first link after loading. */
   private tails?: Map<number, number>
@@ -50,7 +48,6 @@ export class Threads {
     const tails = this.tailMap()
     const n = this.number(thread)
     this.threadOf[slot] = n
-    this.linked++
     const {prev, next} = this
     // Facts usually arrive in order, so this walks no step: the new one is the thread's last.
     let after = tails.get(n) ?? NONE
@@ -81,7 +78,6 @@ export class Threads {
     prev[slot] = NONE
     next[slot] = NONE
     this.threadOf[slot] = 0
-    this.linked--
   }
 
   /**
@@ -99,7 +95,6 @@ export class Threads {
       const n = threadOf[slot]!
       if (n === 0) continue
       if (n > names.length) throw new Error(`bad thread for fact ${slot}`)
-      this.linked++
       let list = members.get(n)
       if (list === undefined) members.set(n, (list = []))
       list.push(slot)
