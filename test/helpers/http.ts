@@ -2,11 +2,10 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {request as httpRequest} from 'node:http'
 import {createInterface} from 'node:readline'
 
-import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 
-import type {McpSession} from './mcp.js'
+import {openSession, type McpSession} from './mcp.js'
 import {BIN, childEnv, mem, memAsync} from './mem.js'
 
 export interface HttpServe {
@@ -68,16 +67,7 @@ export async function createTokenAsync(home: string, args: string[] = []): Promi
 /** The official 1.x SDK client over Streamable HTTP, with the token in the Authorization header. */
 export async function connectHttp(url: string, token: string | undefined): Promise<McpSession> {
   const headers: Record<string, string> = token === undefined ? {} : {Authorization: `Bearer ${token}`}
-  const transport = new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers}})
-  const client = new Client({name: 'mem-tests-http', version: '1.0.0'})
-  await client.connect(transport)
-  const {tools} = await client.listTools()
-  return {
-    client,
-    tools,
-    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
-    close: () => client.close(),
-  }
+  return openSession(new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers}}), 'mem-tests-http')
 }
 
 /** The 2.x SDK client (@modelcontextprotocol/client), for the same checks. */

@@ -1,5 +1,6 @@
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import type {Transport as ClientTransport} from '@modelcontextprotocol/sdk/shared/transport.js'
 import type {CallToolResult, Tool} from '@modelcontextprotocol/sdk/types.js'
 
 import {BIN, childEnv, tempHome} from './mem.js'
@@ -27,15 +28,19 @@ export async function connectMcp(home: string, options: {args?: string[]; env?: 
     env: childEnv(home, options.env) as Record<string, string>,
     stderr: 'pipe',
   })
-  const client = new Client({name: 'mem-tests', version: '1.0.0'})
+  return {...(await openSession(transport, 'mem-tests')), pid: transport.pid!}
+}
+
+/** Connects the official client over `transport` and reads tools/list first, as a real client does. */
+export async function openSession(transport: ClientTransport, name: string): Promise<McpSession> {
+  const client = new Client({name, version: '1.0.0'})
   await client.connect(transport)
   const {tools} = await client.listTools()
   return {
     client,
     tools,
-    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
+    call: async (tool, args) => (await client.callTool({name: tool, arguments: args})) as CallToolResult,
     close: () => client.close(),
-    pid: transport.pid!,
   }
 }
 
