@@ -21,14 +21,17 @@ import {locomo, locomoFacts, longMemEval, type RecallSet} from './recall/sets.js
 
 const wanted = process.argv.includes('--set') ? process.argv[process.argv.indexOf('--set') + 1] : undefined
 const loaders: Record<string, () => RecallSet> = {locomo, 'locomo-facts': locomoFacts, longmemeval: longMemEval}
-if (wanted !== undefined && !(wanted in loaders)) throw new Error(`--set takes one of ${Object.keys(loaders).join(', ')}`)
+if (wanted !== undefined && !(wanted in loaders))
+  throw new Error(`--set takes one of ${Object.keys(loaders).join(', ')}`)
 
 for (const [name, load] of Object.entries(loaders)) {
   if (wanted !== undefined && name !== wanted) continue
   const set = load()
   const docs = set.haystacks.reduce((n, h) => n + h.docs.length, 0)
   const questions = set.haystacks.reduce((n, h) => n + h.questions.length, 0)
-  console.log(`## ${set.name}: ${set.haystacks.length} agents, ${docs} facts (${set.load === 'add' ? 'one memory_add each' : 'mem import'}), ${questions} questions\n`)
+  console.log(
+    `## ${set.name}: ${set.haystacks.length} agents, ${docs} facts (${set.load === 'add' ? 'one memory_add each' : 'mem import'}), ${questions} questions\n`,
+  )
   const started = performance.now()
   const ours = scoreByCategory(await evaluate(memOperations, set), set.categories)
   const seconds = (performance.now() - started) / 1000
@@ -40,15 +43,24 @@ for (const [name, load] of Object.entries(loaders)) {
     const variants: RetrieverKind[] = [
       memIndex('all of mem'),
       memIndex('without thread context (and so without the reply rule)', {context: 0}),
-      memIndex('without the reply rule (a question lends its next turn the usual share)', {replyShare: DEFAULT_TUNING.context}),
+      memIndex('without the reply rule (a question lends its next turn the usual share)', {
+        replyShare: DEFAULT_TUNING.context,
+      }),
       memIndex('without date boost', {dateBoost: 1}),
       memIndex('without prefix and typo matching', {prefixMinLength: 0, fuzzyMinLength: 0}),
       plainBm25,
     ]
-    const lines = [`### Ablation: ${set.name}`, '', '| variant | any@10 | frac@10 | MRR@10 | session any@10 | strays % |', '| --- | ---: | ---: | ---: | ---: | ---: |']
+    const lines = [
+      `### Ablation: ${set.name}`,
+      '',
+      '| variant | any@10 | frac@10 | MRR@10 | session any@10 | strays % |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ]
     for (const kind of variants) {
       const s = score(await evaluate(kind, set))
-      lines.push(`| ${kind.name} | ${s.any10.toFixed(1)} | ${s.frac10.toFixed(1)} | ${mrr(s.mrr10)} | ${s.sessionAny10 === undefined ? '–' : s.sessionAny10.toFixed(1)} | ${s.strays.toFixed(1)} |`)
+      lines.push(
+        `| ${kind.name} | ${s.any10.toFixed(1)} | ${s.frac10.toFixed(1)} | ${mrr(s.mrr10)} | ${s.sessionAny10 === undefined ? '–' : s.sessionAny10.toFixed(1)} | ${s.strays.toFixed(1)} |`,
+      )
     }
     console.log(lines.join('\n') + '\n')
   }

@@ -72,7 +72,9 @@ async function measureSize(facts: number): Promise<void> {
 
   // The first search after seeding has no saved index: it builds one and saves it.
   const first = mem(home, AGENT, ['search', '--json', gen.query()])
-  notes.push(`${facts.toLocaleString('en')} facts: first cold \`mem search\` (no saved index yet: builds and saves it) ${ms(first.ms)} ms`)
+  notes.push(
+    `${facts.toLocaleString('en')} facts: first cold \`mem search\` (no saved index yet: builds and saves it) ${ms(first.ms)} ms`,
+  )
 
   const base: number[] = []
   const search: number[] = []
@@ -84,8 +86,22 @@ async function measureSize(facts: number): Promise<void> {
     add.push(mem(home, AGENT, ['add', '--json', f.content, ...f.tags.flatMap((t) => ['--tag', t])]).ms)
   }
   const baseline = summarize(base)
-  rows.push({what: 'cold `mem search --json` (whole process)', facts, summary: summarize(search), baseline, baselineName: '`node -e 0`', target: facts === 10_000 ? {kind: 'ratio', limit: 2.5} : undefined})
-  rows.push({what: 'cold `mem add --json` (whole process)', facts, summary: summarize(add), baseline, baselineName: '`node -e 0`', target: facts === 10_000 ? {kind: 'ratio', limit: 2.5} : undefined})
+  rows.push({
+    what: 'cold `mem search --json` (whole process)',
+    facts,
+    summary: summarize(search),
+    baseline,
+    baselineName: '`node -e 0`',
+    target: facts === 10_000 ? {kind: 'ratio', limit: 2.5} : undefined,
+  })
+  rows.push({
+    what: 'cold `mem add --json` (whole process)',
+    facts,
+    summary: summarize(add),
+    baseline,
+    baselineName: '`node -e 0`',
+    target: facts === 10_000 ? {kind: 'ratio', limit: 2.5} : undefined,
+  })
   log(`cold runs done at ${facts}`)
 
   started = performance.now()
@@ -93,7 +109,9 @@ async function measureSize(facts: number): Promise<void> {
   const startMs = performance.now() - started
   const firstSearch = await server.call('memory_search', {query: gen.query()})
   const loadedRss = server.rssMiB()
-  notes.push(`${facts.toLocaleString('en')} facts: \`mem mcp serve\` ready in ${ms(startMs)} ms; first memory_search (loads the saved index, reconciles it) ${ms(firstSearch.ms)} ms`)
+  notes.push(
+    `${facts.toLocaleString('en')} facts: \`mem mcp serve\` ready in ${ms(startMs)} ms; first memory_search (loads the saved index, reconciles it) ${ms(firstSearch.ms)} ms`,
+  )
 
   // A fact written by another process must be found by the running server.
   const marker = `Ximena keeps the ${gen.codename()}${gen.codename()} runbook`
@@ -122,9 +140,25 @@ async function measureSize(facts: number): Promise<void> {
   const peak = server.peakRssMiB()
   const endRss = server.rssMiB()
   await server.close()
-  rows.push({what: '`mem mcp serve` warm: memory_search', facts, summary: summarize(wsearch), baseline: summarize(searchPing), baselineName: 'MCP ping', target: facts === 100_000 ? {kind: 'p95', limit: 10} : undefined})
-  rows.push({what: '`mem mcp serve` warm: memory_add', facts, summary: summarize(wadd), baseline: summarize(addPing), baselineName: 'MCP ping', target: facts === 100_000 ? {kind: 'p95', limit: 25} : undefined})
-  notes.push(`${facts.toLocaleString('en')} facts: \`mem mcp serve\` peak RSS ${peak.toFixed(0)} MiB${facts === 100_000 ? ` (target ≤ 250 MiB: ${peak <= 250 ? 'ok' : 'MISSED'})` : ''}, RSS ${loadedRss.toFixed(0)} MiB after the first search and ${endRss.toFixed(0)} MiB at the end; ${hits}/${warmOps} searches returned facts`)
+  rows.push({
+    what: '`mem mcp serve` warm: memory_search',
+    facts,
+    summary: summarize(wsearch),
+    baseline: summarize(searchPing),
+    baselineName: 'MCP ping',
+    target: facts === 100_000 ? {kind: 'p95', limit: 10} : undefined,
+  })
+  rows.push({
+    what: '`mem mcp serve` warm: memory_add',
+    facts,
+    summary: summarize(wadd),
+    baseline: summarize(addPing),
+    baselineName: 'MCP ping',
+    target: facts === 100_000 ? {kind: 'p95', limit: 25} : undefined,
+  })
+  notes.push(
+    `${facts.toLocaleString('en')} facts: \`mem mcp serve\` peak RSS ${peak.toFixed(0)} MiB${facts === 100_000 ? ` (target ≤ 250 MiB: ${peak <= 250 ? 'ok' : 'MISSED'})` : ''}, RSS ${loadedRss.toFixed(0)} MiB after the first search and ${endRss.toFixed(0)} MiB at the end; ${hits}/${warmOps} searches returned facts`,
+  )
   log(`warm runs done at ${facts}`)
 }
 

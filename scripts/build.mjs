@@ -56,8 +56,10 @@ const hotPathOnly = {
  */
 function searchSignature() {
   const hash = createHash('sha256')
-  for (const file of files(join(src, 'search'), (n) => /\.tsx?$/.test(n)).sort()) hash.update(relative(src, file)).update(readFileSync(file))
-  for (const pkg of ['minisearch', 'stemmer']) hash.update(readFileSync(join(root, 'node_modules', pkg, 'package.json')))
+  for (const file of files(join(src, 'search'), (n) => /\.tsx?$/.test(n)).sort())
+    hash.update(relative(src, file)).update(readFileSync(file))
+  for (const pkg of ['minisearch', 'stemmer'])
+    hash.update(readFileSync(join(root, 'node_modules', pkg, 'package.json')))
   return hash.digest('hex').slice(0, 16)
 }
 
@@ -74,7 +76,11 @@ const mainEntry = {
   name: 'main-entry',
   setup(b) {
     b.onResolve({filter: /^mem:main$/}, () => ({path: 'main', namespace: 'mem'}))
-    b.onLoad({filter: /.*/, namespace: 'mem'}, () => ({contents: "export {execute} from '@oclif/core'", resolveDir: root, loader: 'js'}))
+    b.onLoad({filter: /.*/, namespace: 'mem'}, () => ({
+      contents: "export {execute} from '@oclif/core'",
+      resolveDir: root,
+      loader: 'js',
+    }))
   },
 }
 
@@ -89,7 +95,9 @@ const result = await build({
   target: 'node20.19',
   jsx: 'automatic',
   // CommonJS packages bundled into ES modules still call require() for Node's own modules.
-  banner: {js: "import {createRequire as __memCreateRequire} from 'node:module'; const require = __memCreateRequire(import.meta.url);"},
+  banner: {
+    js: "import {createRequire as __memCreateRequire} from 'node:module'; const require = __memCreateRequire(import.meta.url);",
+  },
   define: {MEM_SEARCH_SIGNATURE: JSON.stringify(searchSignature())},
   plugins: [mainEntry, hotPathOnly],
   logLevel: 'warning',
@@ -123,5 +131,7 @@ function fastPathLoads(metafile) {
 
 const forbidden = fastPathLoads(result.metafile).filter((path) => NOT_ON_FAST_PATH.test(path))
 if (forbidden.length > 0) {
-  throw new Error(`dist/fast.js must not load oclif, ink, react or the MCP SDK, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`)
+  throw new Error(
+    `dist/fast.js must not load oclif, ink, react or the MCP SDK, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`,
+  )
 }

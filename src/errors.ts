@@ -61,7 +61,10 @@ export function asMemError(error: unknown): MemError {
   const err = error as NodeJS.ErrnoException
   if (err && typeof err.code === 'string' && typeof err.syscall === 'string') {
     const target = err.path === undefined ? '' : ` ${err.path}`
-    return new MemError('io_error', `could not ${SYSCALL_WORDS[err.syscall] ?? err.syscall}${target}: ${describeErrno(err.code)}`)
+    return new MemError(
+      'io_error',
+      `could not ${SYSCALL_WORDS[err.syscall] ?? err.syscall}${target}: ${describeErrno(err.code)}`,
+    )
   }
   return new MemError('internal', err instanceof Error ? err.message : String(error))
 }

@@ -24,7 +24,14 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const load = id === undefined ? undefined : Object.hasOwn(specs, id) ? specs[id] : undefined
   if (!load) return false
   // Loaded together, and only for a fast command: `mem --version` and the rest pay for none of it.
-  const [spec, {openContext}, {printResult, reportFailure}, {fieldWordsOf}, {runOperation}, {hintUnknownAgent, namedAgent}] = await Promise.all([
+  const [
+    spec,
+    {openContext},
+    {printResult, reportFailure},
+    {fieldWordsOf},
+    {runOperation},
+    {hintUnknownAgent, namedAgent},
+  ] = await Promise.all([
     load(),
     import('./cli/home.js'),
     import('./cli/output.js'),

@@ -24,10 +24,32 @@ function rand(): number {
   return seed / 2 ** 32
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vor', 'el', 'dun', 'ship', 'ing', 'ed', 'er', 'pa', 'tri', 'gon', 'sal', 'ux', 'be', 'ny', 'ord']
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'tas',
+  'vor',
+  'el',
+  'dun',
+  'ship',
+  'ing',
+  'ed',
+  'er',
+  'pa',
+  'tri',
+  'gon',
+  'sal',
+  'ux',
+  'be',
+  'ny',
+  'ord',
+]
 const VOCAB = Array.from({length: 50_000}, (_, i) => {
   let w = ''
-  for (let x = i + 1, n = 0; x > 0 || n < 2; x = Math.floor(x / SYLLABLES.length), n++) w += SYLLABLES[x % SYLLABLES.length]
+  for (let x = i + 1, n = 0; x > 0 || n < 2; x = Math.floor(x / SYLLABLES.length), n++)
+    w += SYLLABLES[x % SYLLABLES.length]
   return w
 })
 const FUNCTION_WORDS = ['the', 'a', 'of', 'and', 'to', 'in', 'is', 'it', 'that', 'was', 'for', 'on', 'with', 'my', 'we']
@@ -39,7 +61,8 @@ function zipfWord(): string {
 function sentence(min: number, max: number): string {
   const n = min + Math.floor(rand() * (max - min + 1))
   const words: string[] = []
-  for (let i = 0; i < n; i++) words.push(rand() < 0.35 ? FUNCTION_WORDS[Math.floor(rand() * FUNCTION_WORDS.length)]! : zipfWord())
+  for (let i = 0; i < n; i++)
+    words.push(rand() < 0.35 ? FUNCTION_WORDS[Math.floor(rand() * FUNCTION_WORDS.length)]! : zipfWord())
   return words.join(' ')
 }
 
@@ -56,7 +79,13 @@ function facts(n: number): IndexedFact[] {
       time += 60_000 + Math.floor(rand() * 120_000)
     }
     const tags = rand() < 0.3 ? [`t${Math.floor(rand() * 20)}`] : []
-    out.push({id: `F${String(i).padStart(9, '0')}`, content: sentence(6, 30), tags, created_at: new Date(time).toISOString(), ...(sitting % 2 === 0 ? {thread: `s${sitting}`} : {})})
+    out.push({
+      id: `F${String(i).padStart(9, '0')}`,
+      content: sentence(6, 30),
+      tags,
+      created_at: new Date(time).toISOString(),
+      ...(sitting % 2 === 0 ? {thread: `s${sitting}`} : {}),
+    })
   }
   return out
 }
@@ -78,9 +107,13 @@ const index = new FactIndex()
 for (const f of data) index.add(f)
 const buildMs = performance.now() - t
 const heapAfter = heapMiB()
-console.log(`${N} facts indexed in ${(buildMs / 1000).toFixed(2)} s (${((buildMs * 1000) / N).toFixed(1)} µs per add); index heap ≈ ${(heapAfter - heapBefore).toFixed(0)} MiB${globalThis.gc ? '' : ' (run with --expose-gc for a reliable figure)'}, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`)
+console.log(
+  `${N} facts indexed in ${(buildMs / 1000).toFixed(2)} s (${((buildMs * 1000) / N).toFixed(1)} µs per add); index heap ≈ ${(heapAfter - heapBefore).toFixed(0)} MiB${globalThis.gc ? '' : ' (run with --expose-gc for a reliable figure)'}, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+)
 
-const queries = Array.from({length: Q}, (_, i) => (i % 10 === 0 ? `what did we decide about ${zipfWord()} in March 2024?` : sentence(2, 8)))
+const queries = Array.from({length: Q}, (_, i) =>
+  i % 10 === 0 ? `what did we decide about ${zipfWord()} in March 2024?` : sentence(2, 8),
+)
 for (const q of queries.slice(0, 200)) index.search(q, {limit: 10}) // warm up the JIT
 // Wall time, and this process's CPU time, which other load on the machine disturbs less.
 const wall: number[] = []
@@ -94,13 +127,19 @@ for (const q of queries) {
   const used = process.cpuUsage(c)
   cpu.push((used.user + used.system) / 1000)
 }
-for (const [name, times] of [['wall', wall], ['cpu', cpu]] as const) {
+for (const [name, times] of [
+  ['wall', wall],
+  ['cpu', cpu],
+] as const) {
   times.sort((a, b) => a - b)
-  console.log(`${Q} searches, ${name} time (limit 10, ${(hits / Q).toFixed(1)} hits avg): p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms`)
+  console.log(
+    `${Q} searches, ${name} time (limit 10, ${(hits / Q).toFixed(1)} hits avg): p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms`,
+  )
 }
 
 t = performance.now()
-for (let i = 0; i < 1000; i++) index.add({id: `X${i}`, content: sentence(6, 30), tags: [], created_at: new Date().toISOString()})
+for (let i = 0; i < 1000; i++)
+  index.add({id: `X${i}`, content: sentence(6, 30), tags: [], created_at: new Date().toISOString()})
 console.log(`1000 more adds into the full index: ${((performance.now() - t) / 1000).toFixed(3)} ms each`)
 
 // A cold CLI process either re-indexes every fact it read, or parses a saved index.
@@ -130,6 +169,10 @@ console.log(`1000 more adds into the full index: ${((performance.now() - t) / 10
   }
   const rebuildMs = median(rebuild)
   const compactMs = median(loadCompact)
-  const sameCompact = JSON.stringify(loadCompact().search('what did we decide about ' + VOCAB[5], {limit: 10})) === JSON.stringify(rebuild().search('what did we decide about ' + VOCAB[5], {limit: 10}))
-  console.log(`${J} facts: rebuild ${rebuildMs.toFixed(1)} ms, load compact ${compactMs.toFixed(1)} ms (CPU, median of 7); same results: ${sameCompact}`)
+  const sameCompact =
+    JSON.stringify(loadCompact().search('what did we decide about ' + VOCAB[5], {limit: 10})) ===
+    JSON.stringify(rebuild().search('what did we decide about ' + VOCAB[5], {limit: 10}))
+  console.log(
+    `${J} facts: rebuild ${rebuildMs.toFixed(1)} ms, load compact ${compactMs.toFixed(1)} ms (CPU, median of 7); same results: ${sameCompact}`,
+  )
 }

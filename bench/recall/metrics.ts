@@ -52,7 +52,8 @@ export function score(outcomes: Outcome[]): Scores {
 
 export function scoreByCategory(outcomes: Outcome[], categories: readonly string[]): Map<string, Scores> {
   const out = new Map<string, Scores>()
-  for (const category of [...categories, 'all']) out.set(category, score(category === 'all' ? outcomes : outcomes.filter((o) => o.category === category)))
+  for (const category of [...categories, 'all'])
+    out.set(category, score(category === 'all' ? outcomes : outcomes.filter((o) => o.category === category)))
   return out
 }
 
@@ -61,17 +62,45 @@ export const mrr = (x: number): string => x.toFixed(3).replace(/^0/, '')
 /** Ours next to the baseline, per category: each cell "ours / baseline". */
 export function formatSideBySide(title: string, ours: Map<string, Scores>, base: Map<string, Scores>): string {
   const sessions = [...ours.values()].some((s) => s.sessionAny10 !== undefined)
-  const head = ['category', 'n', 'any@5', 'any@10', 'frac@5', 'frac@10', 'MRR@10', ...(sessions ? ['session any@10'] : [])]
-  const lines = [`### ${title} (mem / plain BM25)`, '', `| ${head.join(' | ')} |`, `| --- |${head.slice(1).map(() => ' ---: |').join('')}`]
+  const head = [
+    'category',
+    'n',
+    'any@5',
+    'any@10',
+    'frac@5',
+    'frac@10',
+    'MRR@10',
+    ...(sessions ? ['session any@10'] : []),
+  ]
+  const lines = [
+    `### ${title} (mem / plain BM25)`,
+    '',
+    `| ${head.join(' | ')} |`,
+    `| --- |${head
+      .slice(1)
+      .map(() => ' ---: |')
+      .join('')}`,
+  ]
   for (const [category, s] of ours) {
     const b = base.get(category)!
     const pair = (x: number, y: number) => `${x.toFixed(1)} / ${y.toFixed(1)}`
-    const cells = [category, String(s.n), pair(s.any5, b.any5), pair(s.any10, b.any10), pair(s.frac5, b.frac5), pair(s.frac10, b.frac10), `${mrr(s.mrr10)} / ${mrr(b.mrr10)}`]
+    const cells = [
+      category,
+      String(s.n),
+      pair(s.any5, b.any5),
+      pair(s.any10, b.any10),
+      pair(s.frac5, b.frac5),
+      pair(s.frac10, b.frac10),
+      `${mrr(s.mrr10)} / ${mrr(b.mrr10)}`,
+    ]
     if (sessions) cells.push(pair(s.sessionAny10 ?? 0, b.sessionAny10 ?? 0))
     lines.push(`| ${cells.join(' | ')} |`)
   }
   const all = ours.get('all')!
   const baseAll = base.get('all')!
-  lines.push('', `Returned facts, not marked as context, that share no word with the question: mem ${all.strays.toFixed(1)}%, plain BM25 ${baseAll.strays.toFixed(1)}%.`)
+  lines.push(
+    '',
+    `Returned facts, not marked as context, that share no word with the question: mem ${all.strays.toFixed(1)}%, plain BM25 ${baseAll.strays.toFixed(1)}%.`,
+  )
   return lines.join('\n')
 }

@@ -49,16 +49,30 @@ export const memOperations: RetrieverKind = {
         if (how === 'add') {
           const ids: string[] = []
           // allow_duplicate: a set may say the same thing twice, and each item needs an id of its own.
-          for (const doc of docs) ids.push((await runOperation(memoryAdd, ctx, {content: doc.content, allow_duplicate: true})).fact_id)
+          for (const doc of docs)
+            ids.push((await runOperation(memoryAdd, ctx, {content: doc.content, allow_duplicate: true})).fact_id)
           return ids
         }
         const ids = docs.map((doc) => newId(Date.parse(doc.createdAt)))
         const lines = [
           JSON.stringify({type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION}),
-          ...docs.map((doc, i) => JSON.stringify({type: 'fact', agent_id: AGENT, id: ids[i], content: doc.content, tags: [], created_at: doc.createdAt, thread: doc.thread})),
+          ...docs.map((doc, i) =>
+            JSON.stringify({
+              type: 'fact',
+              agent_id: AGENT,
+              id: ids[i],
+              content: doc.content,
+              tags: [],
+              created_at: doc.createdAt,
+              thread: doc.thread,
+            }),
+          ),
         ]
         const report = await importRecords(ctx, {text: lines.join('\n') + '\n'})
-        if (report.added.facts !== docs.length) throw new Error(`import added ${report.added.facts} of ${docs.length} facts: ${JSON.stringify(report.skipped.slice(0, 3))}`)
+        if (report.added.facts !== docs.length)
+          throw new Error(
+            `import added ${report.added.facts} of ${docs.length} facts: ${JSON.stringify(report.skipped.slice(0, 3))}`,
+          )
         return ids
       },
       async search(query, limit) {
@@ -89,14 +103,19 @@ export function memIndex(name: string, tuning: Partial<Tuning> = {}): RetrieverK
           return docs.map((doc, i) => {
             // Zero-padded so that id order is insertion order, like the store's ULIDs.
             const id = String(i).padStart(8, '0')
-            const fact = how === 'add' ? {created_at: new Date(now + i).toISOString()} : {created_at: doc.createdAt, thread: doc.thread}
+            const fact =
+              how === 'add'
+                ? {created_at: new Date(now + i).toISOString()}
+                : {created_at: doc.createdAt, thread: doc.thread}
             index.add({id, content: doc.content, tags: [], ...fact})
             content.set(id, doc.content)
             return id
           })
         },
         async search(query, limit) {
-          return index.search(query, {limit}).map((h) => ({id: h.id, content: content.get(h.id)!, context: h.contextFor !== undefined}))
+          return index
+            .search(query, {limit})
+            .map((h) => ({id: h.id, content: content.get(h.id)!, context: h.contextFor !== undefined}))
         },
         async close() {},
       }

@@ -2,7 +2,6 @@ import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-
 /** One stored item: the benchmark's own key for it, its text, its time, and the conversation it belongs to. */
 export interface Doc {
   key: string
@@ -62,7 +61,9 @@ function readJsonl<T>(file: string): T[] {
 }
 
 /** The files of `facts/`, in numeric order, each with the queries of its agent. */
-function byAgent<F extends {agent_id: string}, Q extends {agent_id: string}>(dir: string): {agent: string; facts: F[]; queries: Q[]}[] {
+function byAgent<F extends {agent_id: string}, Q extends {agent_id: string}>(
+  dir: string,
+): {agent: string; facts: F[]; queries: Q[]}[] {
   const queries = readJsonl<Q>(path.join(dir, 'queries.jsonl'))
   return readdirSync(path.join(dir, 'facts'))
     .filter((f) => f.endsWith('.jsonl'))
@@ -74,7 +75,20 @@ function byAgent<F extends {agent_id: string}, Q extends {agent_id: string}>(dir
     })
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+]
 
 /** "1:56 pm on 8 May, 2023" -> "2023-05-08T13:56:00.000Z"; undefined when the format is not recognised. */
 export function sessionDateToIso(text: string): string | undefined {
@@ -128,7 +142,12 @@ export function locomo(dir = path.join(benchDir(), 'locomo')): RecallSet {
         docs: facts.map((t) => {
           const n = step.get(t.session) ?? 0
           step.set(t.session, n + 1)
-          return {key: t.id, content: t.content, createdAt: new Date(isoOf(t.session_date, t.id) + 1000 * n).toISOString(), thread: threadId(String(t.session))}
+          return {
+            key: t.id,
+            content: t.content,
+            createdAt: new Date(isoOf(t.session_date, t.id) + 1000 * n).toISOString(),
+            thread: threadId(String(t.session)),
+          }
         }),
         questions: queries.map((q) => ({question: q.question, category: q.category_name, evidence: q.evidence})),
       }
@@ -144,7 +163,11 @@ export function locomoFacts(dir = path.join(benchDir(), 'locomo-facts')): Recall
     categories: LOCOMO_CATEGORIES,
     haystacks: byAgent<LocomoItem, LocomoQuery>(dir).map(({agent, facts, queries}) => ({
       name: agent,
-      docs: facts.map((f) => ({key: f.id, content: f.content, createdAt: new Date(isoOf(f.session_date, f.id)).toISOString()})),
+      docs: facts.map((f) => ({
+        key: f.id,
+        content: f.content,
+        createdAt: new Date(isoOf(f.session_date, f.id)).toISOString(),
+      })),
       questions: queries.map((q) => ({question: q.question, category: q.category_name, evidence: q.evidence})),
     })),
   }
@@ -170,9 +193,20 @@ export function longMemEval(dir = path.join(benchDir(), 'longmemeval')): RecallS
     name: agent,
     docs: facts.map((t) => {
       const session = t.id.slice(0, t.id.lastIndexOf(':'))
-      return {key: t.id, content: t.content, createdAt: new Date(Date.parse(t.created_at)).toISOString(), thread: threadId(session), group: session}
+      return {
+        key: t.id,
+        content: t.content,
+        createdAt: new Date(Date.parse(t.created_at)).toISOString(),
+        thread: threadId(session),
+        group: session,
+      }
     }),
-    questions: queries.map((q) => ({question: q.question, category: q.category, evidence: q.evidence, evidenceGroups: q.evidence_sessions})),
+    questions: queries.map((q) => ({
+      question: q.question,
+      category: q.category,
+      evidence: q.evidence,
+      evidenceGroups: q.evidence_sessions,
+    })),
   }))
   const categories = [...new Set(haystacks.flatMap((h) => h.questions.map((q) => q.category)))].sort()
   return {name: 'longmemeval', load: 'import', categories, haystacks}

@@ -10,7 +10,12 @@ export function sharesAWord(query: string, fact: string): boolean {
   return tokenize(query).some((q) => {
     const term = toTerm(q)
     if (term === null) return false
-    return words.some((w) => toTerm(w) === term || (q.length >= 3 && w.startsWith(q)) || (q.length >= 4 && !/^\d+$/.test(q) && edits(q, w) <= (q.length >= 8 ? 2 : 1)))
+    return words.some(
+      (w) =>
+        toTerm(w) === term ||
+        (q.length >= 3 && w.startsWith(q)) ||
+        (q.length >= 4 && !/^\d+$/.test(q) && edits(q, w) <= (q.length >= 8 ? 2 : 1)),
+    )
   })
 }
 

@@ -35,7 +35,12 @@ export function seedAgents(home: string, count: number): string[] {
  * a few calls in flight: what a server shared by many agents holds. Returns its peak and final
  * RSS in MiB.
  */
-export async function roundRobinRss(home: string, agents: string[], rounds: number, inFlight = 8): Promise<{peak: number; end: number; calls: number}> {
+export async function roundRobinRss(
+  home: string,
+  agents: string[],
+  rounds: number,
+  inFlight = 8,
+): Promise<{peak: number; end: number; calls: number}> {
   const server = await Server.start(home, agents[0]!)
   const gen = new FactGenerator(agents.length + 1)
   let calls = 0

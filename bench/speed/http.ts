@@ -32,7 +32,11 @@ interface Level {
  * own stdio server or all sharing one `mem mcp serve --http`, each calling the tools in a
  * fixed cycle for `seconds`. Reports calls a second and p50/p95 per tool.
  */
-export async function runHttpBench(home: string, options: {levels: number[]; seconds: number; facts: number}, log: (text: string) => void): Promise<string> {
+export async function runHttpBench(
+  home: string,
+  options: {levels: number[]; seconds: number; facts: number},
+  log: (text: string) => void,
+): Promise<string> {
   for (let a = 0; a < AGENTS; a++) seedAgent(home, `bench-${a}`, options.facts, 1000 + a)
   const token = makeToken(home)
   const server = await startHttp(home)
@@ -51,7 +55,12 @@ export async function runHttpBench(home: string, options: {levels: number[]; sec
   return report(results, options)
 }
 
-async function measure(transport: Level['transport'], clients: number, seconds: number, connect: () => Promise<{call: Call; close: () => Promise<void>}>): Promise<Level> {
+async function measure(
+  transport: Level['transport'],
+  clients: number,
+  seconds: number,
+  connect: () => Promise<{call: Call; close: () => Promise<void>}>,
+): Promise<Level> {
   const sessions = await Promise.all(Array.from({length: clients}, connect))
   const samples = Object.fromEntries(TOOLS.map((t) => [t, [] as number[]])) as Record<Tool, number[]>
   let calls = 0
@@ -110,13 +119,19 @@ function report(levels: Level[], options: {seconds: number; facts: number}): str
 }
 
 function makeToken(home: string): string {
-  const r = spawnSync(process.execPath, [BIN, 'token', 'create', '--json', '--name', 'bench'], {env: memEnv(home, 'bench-0'), encoding: 'utf8'})
+  const r = spawnSync(process.execPath, [BIN, 'token', 'create', '--json', '--name', 'bench'], {
+    env: memEnv(home, 'bench-0'),
+    encoding: 'utf8',
+  })
   if (r.status !== 0) throw new Error(`mem token create failed: ${r.stderr}`)
   return (JSON.parse(r.stdout) as {token: string}).token
 }
 
 async function startHttp(home: string): Promise<{url: string; child: ChildProcess}> {
-  const child = spawn(process.execPath, [BIN, 'mcp', 'serve', '--http', '--port', '0', '--rate-limit', '100000000'], {env: memEnv(home, 'bench-0'), stdio: ['ignore', 'ignore', 'pipe']})
+  const child = spawn(process.execPath, [BIN, 'mcp', 'serve', '--http', '--port', '0', '--rate-limit', '100000000'], {
+    env: memEnv(home, 'bench-0'),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({input: child.stderr!}).on('line', (line) => {
       if (line.includes('"event":"listening"')) resolve((JSON.parse(line) as {url: string}).url)
@@ -128,14 +143,29 @@ async function startHttp(home: string): Promise<{url: string; child: ChildProces
 
 async function connectHttp(url: string, token: string): Promise<{call: Call; close: () => Promise<void>}> {
   const client = new Client({name: 'mem-bench-http', version: '1.0.0'})
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers: {Authorization: `Bearer ${token}`}}}))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers: {Authorization: `Bearer ${token}`}}}),
+  )
   await client.listTools()
-  return {call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult, close: () => client.close()}
+  return {
+    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
+    close: () => client.close(),
+  }
 }
 
 async function connectStdio(home: string): Promise<{call: Call; close: () => Promise<void>}> {
   const client = new Client({name: 'mem-bench-stdio', version: '1.0.0'})
-  await client.connect(new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', 'serve'], env: memEnv(home, 'bench-0') as Record<string, string>, stderr: 'ignore'}))
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', 'serve'],
+      env: memEnv(home, 'bench-0') as Record<string, string>,
+      stderr: 'ignore',
+    }),
+  )
   await client.listTools()
-  return {call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult, close: () => client.close()}
+  return {
+    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
+    close: () => client.close(),
+  }
 }

@@ -40,13 +40,21 @@ export async function runMillion(home: string, log: (text: string) => void): Pro
     const added = mem(home, agent, ['add', '--json', f.content])
     cold.add!.push(added.ms)
     const id = (JSON.parse(added.stdout) as {fact_id: string}).fact_id
-    cold['reflect update']!.push(mem(home, agent, ['reflect', 'update', '--json', '--fact', id, '--content', `${f.content} (confirmed)`]).ms)
+    cold['reflect update']!.push(
+      mem(home, agent, ['reflect', 'update', '--json', '--fact', id, '--content', `${f.content} (confirmed)`]).ms,
+    )
     cold.save!.push(mem(home, agent, ['save', '--json', '--state', JSON.stringify({step: s, todo: ['bench']})]).ms)
     cold.resume!.push(mem(home, agent, ['resume', '--json']).ms)
   }
   const baseline = summarize(base)
   for (const [op, samples] of Object.entries(cold)) {
-    rows.push({what: `cold \`mem ${op}\` (one agent of 100)`, facts: PER_AGENT, summary: summarize(samples), baseline, baselineName: '`node -e 0`'})
+    rows.push({
+      what: `cold \`mem ${op}\` (one agent of 100)`,
+      facts: PER_AGENT,
+      summary: summarize(samples),
+      baseline,
+      baselineName: '`node -e 0`',
+    })
   }
   log('million: cold runs done')
 
@@ -74,9 +82,23 @@ export async function runMillion(home: string, log: (text: string) => void): Pro
       if (round === 0 && i % 10 === 0) {
         const hit = (s.result.structuredContent as {facts: Hit[]}).facts[0]
         if (hit) {
-          other['memory_reflect update']!.push((await server.call('memory_reflect', {agent_id, action: 'update', fact_id: hit.id, content: `${hit.content} (still true)`})).ms)
+          other['memory_reflect update']!.push(
+            (
+              await server.call('memory_reflect', {
+                agent_id,
+                action: 'update',
+                fact_id: hit.id,
+                content: `${hit.content} (still true)`,
+              })
+            ).ms,
+          )
           const again = await server.call('memory_search', {agent_id, query: `${hit.content} (still true)`})
-          if ((again.result.structuredContent as {facts: Hit[]}).facts.some((h) => h.content === `${hit.content} (still true)`)) found++
+          if (
+            (again.result.structuredContent as {facts: Hit[]}).facts.some(
+              (h) => h.content === `${hit.content} (still true)`,
+            )
+          )
+            found++
         }
         other.checkpoint_save!.push((await server.call('checkpoint_save', {agent_id, state: {round, agent: i}})).ms)
         other.checkpoint_resume!.push((await server.call('checkpoint_resume', {agent_id})).ms)
@@ -86,11 +108,35 @@ export async function runMillion(home: string, log: (text: string) => void): Pro
   const peak = server.peakRssMiB()
   await server.close()
   const pingSummary = summarize(ping)
-  rows.push({what: '`mem mcp serve`: first memory_search per agent (loads its index)', facts: PER_AGENT, summary: summarize(firstTouch), baseline: pingSummary, baselineName: 'MCP ping'})
-  rows.push({what: '`mem mcp serve` warm: memory_search, agents round robin', facts: PER_AGENT, summary: summarize(search), baseline: pingSummary, baselineName: 'MCP ping'})
-  rows.push({what: '`mem mcp serve` warm: memory_add, agents round robin', facts: PER_AGENT, summary: summarize(add), baseline: pingSummary, baselineName: 'MCP ping'})
+  rows.push({
+    what: '`mem mcp serve`: first memory_search per agent (loads its index)',
+    facts: PER_AGENT,
+    summary: summarize(firstTouch),
+    baseline: pingSummary,
+    baselineName: 'MCP ping',
+  })
+  rows.push({
+    what: '`mem mcp serve` warm: memory_search, agents round robin',
+    facts: PER_AGENT,
+    summary: summarize(search),
+    baseline: pingSummary,
+    baselineName: 'MCP ping',
+  })
+  rows.push({
+    what: '`mem mcp serve` warm: memory_add, agents round robin',
+    facts: PER_AGENT,
+    summary: summarize(add),
+    baseline: pingSummary,
+    baselineName: 'MCP ping',
+  })
   for (const [op, samples] of Object.entries(other)) {
-    rows.push({what: `\`mem mcp serve\` warm: ${op}`, facts: PER_AGENT, summary: summarize(samples), baseline: pingSummary, baselineName: 'MCP ping'})
+    rows.push({
+      what: `\`mem mcp serve\` warm: ${op}`,
+      facts: PER_AGENT,
+      summary: summarize(samples),
+      baseline: pingSummary,
+      baselineName: 'MCP ping',
+    })
   }
   log('million: warm runs done')
 

@@ -35,7 +35,12 @@ export function seedAgent(home: string, agent: string, count: number, seed: numb
   for (let i = 0; i < count; i++) {
     time += 60_000 + gen.int(600_000)
     const fact = gen.fact()
-    const record: FactRecord = {id: newId(time), content: fact.content, tags: fact.tags, created_at: new Date(time).toISOString()}
+    const record: FactRecord = {
+      id: newId(time),
+      content: fact.content,
+      tags: fact.tags,
+      created_at: new Date(time).toISOString(),
+    }
     const size = JSON.stringify(record).length
     if (records.length >= FACT_SEGMENT.maxRecords || bytes + size > FACT_SEGMENT.maxBytes) flush()
     records.push(record)

@@ -15,7 +15,12 @@ export function percentile(sorted: number[], p: number): number {
 
 export function summarize(samples: number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b)
-  return {n: sorted.length, median: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted.at(-1) ?? Number.NaN}
+  return {
+    n: sorted.length,
+    median: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    max: sorted.at(-1) ?? Number.NaN,
+  }
 }
 
 export function ms(value: number): string {
@@ -42,10 +47,15 @@ export function verdict(row: Row): string {
 
 /** A Markdown table, so the output can be pasted into docs/performance.md as is. */
 export function table(rows: Row[]): string {
-  const head = '| operation | facts | n | median ms | p95 ms | baseline | baseline median ms | median ratio | p95 ratio | target | |'
+  const head =
+    '| operation | facts | n | median ms | p95 ms | baseline | baseline median ms | median ratio | p95 ratio | target | |'
   const rule = '| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | --- |'
   const lines = rows.map((r) => {
-    const target = r.target ? (r.target.kind === 'p95' ? `p95 ≤ ${r.target.limit} ms` : `median ≤ ${r.target.limit} × baseline`) : ''
+    const target = r.target
+      ? r.target.kind === 'p95'
+        ? `p95 ≤ ${r.target.limit} ms`
+        : `median ≤ ${r.target.limit} × baseline`
+      : ''
     const ratio = (a: number, b: number): string => (Number.isFinite(a / b) ? (a / b).toFixed(2) : '-')
     return `| ${r.what} | ${r.facts.toLocaleString('en')} | ${r.summary.n} | ${ms(r.summary.median)} | ${ms(r.summary.p95)} | ${r.baselineName} | ${ms(r.baseline.median)} | ${ratio(r.summary.median, r.baseline.median)} | ${ratio(r.summary.p95, r.baseline.p95)} | ${target} | ${verdict(r)} |`
   })

@@ -14,7 +14,12 @@ export class Server {
   ) {}
 
   static async start(home: string, agent: string): Promise<Server> {
-    const transport = new StdioClientTransport({command: process.execPath, args: [BIN, 'mcp', 'serve'], env: memEnv(home, agent) as Record<string, string>, stderr: 'inherit'})
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', 'serve'],
+      env: memEnv(home, agent) as Record<string, string>,
+      stderr: 'inherit',
+    })
     const client = new Client({name: 'mem-bench', version: '1.0.0'})
     await client.connect(transport)
     await client.listTools()

@@ -8,7 +8,10 @@ export function parseDuration(text: string, flag: string): number {
   const parts = [...trimmed.matchAll(/(\d+)([smhdw])/g)]
   const total = parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS[unit as keyof typeof UNIT_MS], 0)
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed || total <= 0 || !Number.isSafeInteger(total)) {
-    throw new MemError('invalid_input', `${flag} ${JSON.stringify(text)}: give a length of time such as 90s, 15m, 12h, 30d or 1h30m (s, m, h, d, w)`)
+    throw new MemError(
+      'invalid_input',
+      `${flag} ${JSON.stringify(text)}: give a length of time such as 90s, 15m, 12h, 30d or 1h30m (s, m, h, d, w)`,
+    )
   }
   return total
 }

@@ -69,7 +69,8 @@ function decode(path: string, text: string): TokenRecord[] {
     throw corruptFile(path, 'it is not valid JSON')
   }
   const file = parsed as Partial<TokenFile>
-  if (!file || file.version !== 1 || !Array.isArray(file.tokens)) throw corruptFile(path, 'it is not a mem token file (version 1)')
+  if (!file || file.version !== 1 || !Array.isArray(file.tokens))
+    throw corruptFile(path, 'it is not a mem token file (version 1)')
   return file.tokens
 }
 
@@ -82,15 +83,26 @@ export interface NewToken {
 }
 
 /** Makes a token, stores its hash, and returns the token text: the only time it exists outside the client. */
-export async function createToken(home: string, spec: NewToken, now = new Date()): Promise<{token: string; record: TokenRecord}> {
+export async function createToken(
+  home: string,
+  spec: NewToken,
+  now = new Date(),
+): Promise<{token: string; record: TokenRecord}> {
   if (spec.name !== undefined && !NAME_PATTERN.test(spec.name)) {
-    throw new MemError('invalid_input', `--name ${JSON.stringify(spec.name)}: a token name is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`)
+    throw new MemError(
+      'invalid_input',
+      `--name ${JSON.stringify(spec.name)}: a token name is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    )
   }
   const agents = spec.agents && spec.agents.length > 0 ? spec.agents.map((p) => checkAgentPattern(p)) : null
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`
   return updateTokens(home, (tokens) => {
     const name = spec.name ?? nextName(tokens)
-    if (tokens.some((t) => t.name === name)) throw new MemError('invalid_input', `a token named "${name}" exists already; choose another --name or revoke it first`)
+    if (tokens.some((t) => t.name === name))
+      throw new MemError(
+        'invalid_input',
+        `a token named "${name}" exists already; choose another --name or revoke it first`,
+      )
     const record: TokenRecord = {
       name,
       hash: hashToken(token),
@@ -119,7 +131,10 @@ function nextName(tokens: TokenRecord[]): string {
 }
 
 /** Read, change and durably replace the file under the auth folder's lock, so two `mem token` runs never lose each other's change. */
-async function updateTokens<T>(home: string, change: (tokens: TokenRecord[]) => {tokens: TokenRecord[]; result: T}): Promise<T> {
+async function updateTokens<T>(
+  home: string,
+  change: (tokens: TokenRecord[]) => {tokens: TokenRecord[]; result: T},
+): Promise<T> {
   const dir = authDir(home)
   mkdirSync(dir, {recursive: true, mode: DIR_MODE})
   return withLock(dir, () => {

@@ -65,7 +65,11 @@ export abstract class MemCommand extends Command {
   }
 
   /** Runs an operation and prints its prose, or its payload under --json. */
-  protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, input: Record<string, unknown>, agent?: string): Promise<v.InferOutput<O>> {
+  protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(
+    op: Operation<I, O>,
+    input: Record<string, unknown>,
+    agent?: string,
+  ): Promise<v.InferOutput<O>> {
     const ctx = this.context(agent)
     await hintUnknownAgent(op, ctx, namedAgent(input, agent))
     const payload = await runOperation(op, ctx, input)

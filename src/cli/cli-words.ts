@@ -25,7 +25,9 @@ const COMMAND_OF_TOOL: Readonly<Record<string, string>> = {
 export function fieldWordsOf(flags: FlagSpecs | readonly string[], extra: FieldWords = {}): FieldWords {
   const entries = Array.isArray(flags)
     ? flags.map((name) => [name.replaceAll('-', '_'), `--${name}`])
-    : Object.entries(flags as FlagSpecs).flatMap(([name, spec]) => [spec.field ?? name.replaceAll('-', '_')].flat().map((field) => [field, `--${name}`]))
+    : Object.entries(flags as FlagSpecs).flatMap(([name, spec]) =>
+        [spec.field ?? name.replaceAll('-', '_')].flat().map((field) => [field, `--${name}`]),
+      )
   return {...Object.fromEntries(entries), ...extra}
 }
 
@@ -36,12 +38,20 @@ export function fieldWordsOf(flags: FlagSpecs | readonly string[], extra: FieldW
  */
 export function inCliWords(error: unknown, words: FieldWords): unknown {
   if (!(error instanceof InputError)) return error
-  const fields = Object.fromEntries(error.fields.flatMap((field) => (words[field] === undefined ? [] : [[field, words[field]]])))
-  let message = error.message.replaceAll(new RegExp(`(?<![\\w-])(${alternatives(COMMAND_OF_TOOL)})(?![\\w-])`, 'g'), (_all, name: string) => COMMAND_OF_TOOL[name]!)
+  const fields = Object.fromEntries(
+    error.fields.flatMap((field) => (words[field] === undefined ? [] : [[field, words[field]]])),
+  )
+  let message = error.message.replaceAll(
+    new RegExp(`(?<![\\w-])(${alternatives(COMMAND_OF_TOOL)})(?![\\w-])`, 'g'),
+    (_all, name: string) => COMMAND_OF_TOOL[name]!,
+  )
   if (Object.keys(fields).length > 0) {
     // Only where a message names a field ("tags.0: …", "query is required", "needs fact_id and content"),
     // so the same word in prose ("at most 32 tags") stays a word. The index of a dot path says nothing at the CLI.
-    const named = new RegExp(`(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?=:| is required| must be)|(?<=needs (?:[\\w-]+ and )*)(${alternatives(fields)})(?![\\w-])`, 'g')
+    const named = new RegExp(
+      `(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?=:| is required| must be)|(?<=needs (?:[\\w-]+ and )*)(${alternatives(fields)})(?![\\w-])`,
+      'g',
+    )
     message = message.replaceAll(named, (_all, a: string | undefined, b: string | undefined) => fields[(a ?? b)!]!)
   }
   return new MemError(error.code, message)

@@ -16,7 +16,11 @@ export interface FastArgv<S extends FlagSpecs> {
  * A `multiple` flag takes one value per use (`--tag a --tag b`), as oclif does with
  * `multipleNonGreedy` (src/cli/oclif-flags.ts): the word after its value is a plain word.
  */
-export function parseFastArgv<S extends FlagSpecs>(specs: S, args: readonly string[], takesWords = true): FastArgv<S> | undefined {
+export function parseFastArgv<S extends FlagSpecs>(
+  specs: S,
+  args: readonly string[],
+  takesWords = true,
+): FastArgv<S> | undefined {
   const flags: Record<string, boolean | number | string | string[]> = {}
   const words: string[] = []
   const rest = [...args]
@@ -48,7 +52,8 @@ export function parseFastArgv<S extends FlagSpecs>(specs: S, args: readonly stri
     }
   }
   if (!takesWords && words.length > 0) return undefined
-  for (const [name, spec] of Object.entries(specs)) if (!Object.hasOwn(flags, name) && spec.default !== undefined) flags[name] = spec.default
+  for (const [name, spec] of Object.entries(specs))
+    if (!Object.hasOwn(flags, name) && spec.default !== undefined) flags[name] = spec.default
   return {words, flags: flags as FlagValues<S>}
 }
 

@@ -20,18 +20,34 @@ export interface FlagSpec {
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>
 
-export type ValueOf<F extends FlagSpec> = F['kind'] extends 'boolean' ? boolean : F['kind'] extends 'integer' ? number : F['multiple'] extends true ? string[] : string
+export type ValueOf<F extends FlagSpec> = F['kind'] extends 'boolean'
+  ? boolean
+  : F['kind'] extends 'integer'
+    ? number
+    : F['multiple'] extends true
+      ? string[]
+      : string
 
 /** Parsed flag values: a flag that was not given and has no default is absent. */
 export type FlagValues<S extends FlagSpecs> = {[K in keyof S]?: ValueOf<S[K]>}
 
 /** The switch every mem command has (MemCommand.baseFlags). */
 export const jsonFlag = {
-  json: {kind: 'boolean', description: 'Print the result as JSON: the same payload an MCP client gets as structuredContent.', helpGroup: 'GLOBAL'},
+  json: {
+    kind: 'boolean',
+    description: 'Print the result as JSON: the same payload an MCP client gets as structuredContent.',
+    helpGroup: 'GLOBAL',
+  },
 } as const satisfies FlagSpecs
 
 export const agentFlag = {
-  agent: {kind: 'string', char: 'a', description: 'Agent whose memory to use [default: $MEM_AGENT, else "default"].', helpValue: 'ID', field: 'agent_id'},
+  agent: {
+    kind: 'string',
+    char: 'a',
+    description: 'Agent whose memory to use [default: $MEM_AGENT, else "default"].',
+    helpValue: 'ID',
+    field: 'agent_id',
+  },
 } as const satisfies FlagSpecs
 
 /**

@@ -20,7 +20,10 @@ export function printLine(text: string): void {
  * The prose, byte for byte, unless a person is reading a terminal: then its coloured twin (or,
  * under NO_COLOR, the prose), drawn from a copy of the payload whose stored text is inert.
  */
-export function humanText<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>): string {
+export function humanText<I extends v.GenericSchema, O extends v.GenericSchema>(
+  op: Operation<I, O>,
+  payload: v.InferOutput<O>,
+): string {
   if (process.stdout.isTTY !== true) return op.prose(payload)
   const shown = inertStrings(payload)
   const render = renderers[op.tool]
@@ -33,7 +36,11 @@ export function printText(text: string): void {
 }
 
 /** An operation's result: its payload under --json, else its prose. */
-export function printResult<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>, payload: v.InferOutput<O>, json: boolean): void {
+export function printResult<I extends v.GenericSchema, O extends v.GenericSchema>(
+  op: Operation<I, O>,
+  payload: v.InferOutput<O>,
+  json: boolean,
+): void {
   printLine(json ? JSON.stringify(payload) : humanText(op, payload))
 }
 

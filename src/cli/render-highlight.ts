@@ -22,7 +22,8 @@ export function highlight(text: string, query: string): Span[] {
   const prefixes = queryWords(query)
     .map((w) => w.surface)
     .filter((w) => w.length >= PREFIX_MIN)
-  const matches = (word: string): boolean => analyze(word).some((term) => terms.has(term)) || tokenize(word).some((w) => prefixes.some((p) => w.startsWith(p)))
+  const matches = (word: string): boolean =>
+    analyze(word).some((term) => terms.has(term)) || tokenize(word).some((w) => prefixes.some((p) => w.startsWith(p)))
   const spans: Span[] = []
   let at = 0
   for (const m of text.matchAll(WORD)) {

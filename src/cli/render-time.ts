@@ -18,7 +18,8 @@ export function relativeTime(iso: string, now: Date): string {
   const elapsed = now.getTime() - time
   if (Math.abs(elapsed) < 60_000) return 'just now'
   for (const [unit, ms] of UNITS) {
-    if (Math.abs(elapsed) >= ms) return (format ??= new Intl.RelativeTimeFormat('en', {numeric: 'auto'})).format(-Math.trunc(elapsed / ms), unit)
+    if (Math.abs(elapsed) >= ms)
+      return (format ??= new Intl.RelativeTimeFormat('en', {numeric: 'auto'})).format(-Math.trunc(elapsed / ms), unit)
   }
   return 'just now'
 }

@@ -44,7 +44,12 @@ function contextNote(contextFor: string | undefined): string {
 /** Rows of columns, each column as wide as its widest cell; the last column is left ragged. */
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, col) => widest(rows.map((r) => r[col] ?? ''))) ?? []
-  return rows.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : pad(cell, widths[col]!))).join('  ').trimEnd())
+  return rows.map((r) =>
+    r
+      .map((cell, col) => (col === r.length - 1 ? cell : pad(cell, widths[col]!)))
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 function marked(text: string, query: string): string {
@@ -55,39 +60,55 @@ function marked(text: string, query: string): string {
 
 function statusText(f: FactEntry, now: Date): string {
   if (f.status === 'deleted') return style('red', `deleted ${relativeTime(f.deleted_at!, now)}`)
-  if (f.status === 'superseded') return style('magenta', `replaced ${relativeTime(f.superseded_at!, now)} by ${f.superseded_by}`)
+  if (f.status === 'superseded')
+    return style('magenta', `replaced ${relativeTime(f.superseded_at!, now)} by ${f.superseded_by}`)
   return ''
 }
 
 export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): string {
   const head = `${style('bold', plural(payload.count, 'fact'))} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
-  if (payload.count === 0) return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
+  if (payload.count === 0)
+    return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
   const rows = payload.facts.map((f, i) => [
     style('dim', `${i + 1}.`),
     style('dim', f.id),
     style('green', relativeTime(f.created_at, now)),
-    (f.context_for === undefined ? marked(f.content, payload.query) : style('dim', f.content)) + tagList(f.tags) + threadNote(f.thread) + contextNote(f.context_for),
+    (f.context_for === undefined ? marked(f.content, payload.query) : style('dim', f.content)) +
+      tagList(f.tags) +
+      threadNote(f.thread) +
+      contextNote(f.context_for),
   ])
   return [head, ...table(rows).map((l) => `  ${l}`)].join('\n')
 }
 
 export function renderList(payload: Payload<typeof factList>, now: Date): string {
-  if (payload.count === 0) return `${style('yellow', 'No facts to list')} ${style('dim', `· agent ${payload.agent_id}`)}`
+  if (payload.count === 0)
+    return `${style('yellow', 'No facts to list')} ${style('dim', `· agent ${payload.agent_id}`)}`
   const head = `${style('bold', shownOf(payload.count, payload.total, 'fact', 'facts'))} ${style('dim', `· agent ${payload.agent_id} · newest first`)}`
   const rows = payload.facts.map((f) => {
     const note = statusText(f, now)
     const content = f.status === 'live' ? f.content : style('dim', f.content)
-    return [style('dim', f.id), style('green', relativeTime(f.created_at, now)), content + tagList(f.tags) + threadNote(f.thread) + (note ? `  ${note}` : '')]
+    return [
+      style('dim', f.id),
+      style('green', relativeTime(f.created_at, now)),
+      content + tagList(f.tags) + threadNote(f.thread) + (note ? `  ${note}` : ''),
+    ]
   })
   return [head, ...table(rows).map((l) => `  ${l}`)].join('\n')
 }
 
 export function renderHistory(payload: Payload<typeof factHistory>, now: Date): string {
-  const lines = [`${style('bold', `History of ${payload.fact_id}`)} ${style('dim', `· agent ${payload.agent_id} · ${plural(payload.count, 'version')}, oldest first`)}`]
+  const lines = [
+    `${style('bold', `History of ${payload.fact_id}`)} ${style('dim', `· agent ${payload.agent_id} · ${plural(payload.count, 'version')}, oldest first`)}`,
+  ]
   for (const f of payload.versions) {
     const current = f.id === payload.fact_id ? style('bold', '▸ ') : '  '
-    lines.push(`${current}${style('dim', f.id)}  ${style('green', relativeTime(f.created_at, now))} ${style('dim', `(${f.created_at})`)}`)
-    lines.push(`    ${f.status === 'live' ? f.content : style('dim', f.content)}${tagList(f.tags)}${threadNote(f.thread)}`)
+    lines.push(
+      `${current}${style('dim', f.id)}  ${style('green', relativeTime(f.created_at, now))} ${style('dim', `(${f.created_at})`)}`,
+    )
+    lines.push(
+      `    ${f.status === 'live' ? f.content : style('dim', f.content)}${tagList(f.tags)}${threadNote(f.thread)}`,
+    )
     if (f.supersedes !== undefined) lines.push(`    ${style('dim', `replaces ${f.supersedes.join(', ')}`)}`)
     if (f.reason !== undefined) lines.push(`    ${style('dim', `reason: ${f.reason}`)}`)
     lines.push(`    ${statusText(f, now) || style('green', 'live')}`)
@@ -96,7 +117,8 @@ export function renderHistory(payload: Payload<typeof factHistory>, now: Date): 
 }
 
 export function renderCheckpoints(payload: Payload<typeof checkpointList>, now: Date): string {
-  if (payload.count === 0) return `${style('yellow', 'No checkpoints saved')} ${style('dim', `· agent ${payload.agent_id}`)}`
+  if (payload.count === 0)
+    return `${style('yellow', 'No checkpoints saved')} ${style('dim', `· agent ${payload.agent_id}`)}`
   const head = `${style('bold', shownOf(payload.count, payload.total, 'checkpoint', 'checkpoints'))} ${style('dim', `· agent ${payload.agent_id} · newest first`)}`
   const rows = payload.checkpoints.map((cp) => [
     style('dim', cp.id),
@@ -132,19 +154,30 @@ export function renderJson(value: unknown): string {
     .map((line) => {
       const key = JSON_KEY.exec(line)
       const rest = key ? line.slice(key[0].length) : line
-      return (key ? `${key[1]}${style('blue', key[2]!)}${key[3]}` : '') + rest.replace(JSON_STRING, (s) => style('green', s))
+      return (
+        (key ? `${key[1]}${style('blue', key[2]!)}${key[3]}` : '') + rest.replace(JSON_STRING, (s) => style('green', s))
+      )
     })
     .join('\n')
 }
 
 export function renderResume(payload: Payload<typeof checkpointResume>, now: Date): string {
-  if (!payload.found) return `${style('yellow', 'No checkpoint saved yet')} ${style('dim', `· agent ${payload.agent_id}; starting fresh`)}`
-  const lines = [`${style('bold', `Checkpoint ${payload.id}`)}${payload.agent_id ? ` ${style('dim', `· agent ${payload.agent_id}`)}` : ''}`]
-  lines.push(`${style('dim', 'saved   ')} ${style('green', relativeTime(payload.created_at, now))} ${style('dim', `(${payload.created_at})`)}`)
+  if (!payload.found)
+    return `${style('yellow', 'No checkpoint saved yet')} ${style('dim', `· agent ${payload.agent_id}; starting fresh`)}`
+  const lines = [
+    `${style('bold', `Checkpoint ${payload.id}`)}${payload.agent_id ? ` ${style('dim', `· agent ${payload.agent_id}`)}` : ''}`,
+  ]
+  lines.push(
+    `${style('dim', 'saved   ')} ${style('green', relativeTime(payload.created_at, now))} ${style('dim', `(${payload.created_at})`)}`,
+  )
   if (payload.label !== undefined) lines.push(`${style('dim', 'label   ')} ${style('bold', payload.label)}`)
   lines.push(`${style('dim', 'messages')} ${payload.message_count ?? 0}`)
   lines.push(style('dim', 'state'), renderJson(payload.state ?? {}))
-  if (payload.messages !== undefined) lines.push(style('dim', messagesHeading(payload.messages.length, payload.message_count ?? 0)), ...payload.messages.map((m) => JSON.stringify(m)))
+  if (payload.messages !== undefined)
+    lines.push(
+      style('dim', messagesHeading(payload.messages.length, payload.message_count ?? 0)),
+      ...payload.messages.map((m) => JSON.stringify(m)),
+    )
   return lines.join('\n')
 }
 

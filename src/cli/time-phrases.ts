@@ -13,15 +13,26 @@ const AHEAD = /\b(next|this|coming|in)\b/i
  * "march 5") means the most recent past one: a filter on what was saved looks back. chrono-node (English only) is imported only
  * when a phrase is given: it costs more to load than the rest of a search.
  */
-export async function resolveTimePhrase(value: string | undefined, flag: string, now: Date = new Date()): Promise<string | undefined> {
+export async function resolveTimePhrase(
+  value: string | undefined,
+  flag: string,
+  now: Date = new Date(),
+): Promise<string | undefined> {
   if (value === undefined) return undefined
   const text = value.trim()
   if (isIsoDateOrTime(text)) return text
-  if (looksIsoDateOrTime(text)) throw new MemError('invalid_input', `${flag} ${JSON.stringify(value)} is not a real date: ${impossibleDate(text) ?? 'the calendar has no such day'}`)
+  if (looksIsoDateOrTime(text))
+    throw new MemError(
+      'invalid_input',
+      `${flag} ${JSON.stringify(value)} is not a real date: ${impossibleDate(text) ?? 'the calendar has no such day'}`,
+    )
   const chrono = await import('chrono-node/en')
   const [result] = chrono.parse(text, now)
   if (!result || result.index !== 0 || result.text.length !== text.length) {
-    throw new MemError('invalid_input', `${flag} ${JSON.stringify(value)} is not a date: use an ISO date such as 2026-05-01, or a phrase such as "yesterday", "last week" or "3 days ago"`)
+    throw new MemError(
+      'invalid_input',
+      `${flag} ${JSON.stringify(value)} is not a date: use an ISO date such as 2026-05-01, or a phrase such as "yesterday", "last week" or "3 days ago"`,
+    )
   }
   const date = result.start.date()
   if (!result.start.isCertain('hour')) date.setHours(0, 0, 0, 0)

@@ -9,7 +9,11 @@ import {forStream} from './inert-text.js'
  * same on every surface); at the CLI an agent someone named (--agent, MEM_AGENT), which may be
  * a typo, also gets a line on stderr naming the agents there are. The implicit "default" gets none.
  */
-export async function hintUnknownAgent(op: AnyOperation, ctx: OperationContext, named: string | undefined): Promise<void> {
+export async function hintUnknownAgent(
+  op: AnyOperation,
+  ctx: OperationContext,
+  named: string | undefined,
+): Promise<void> {
   const perAgent = 'agent_id' in ((op.input as {entries?: object}).entries ?? {})
   if (!op.annotations.readOnlyHint || !perAgent || named === undefined) return
   const parsed = v.safeParse(AgentId, named)

@@ -16,7 +16,12 @@ export interface Environment {
 }
 
 export function currentEnvironment(): Environment {
-  return {home: homedir(), platform: process.platform, appData: process.env.APPDATA, xdgConfigHome: process.env.XDG_CONFIG_HOME}
+  return {
+    home: homedir(),
+    platform: process.platform,
+    appData: process.env.APPDATA,
+    xdgConfigHome: process.env.XDG_CONFIG_HOME,
+  }
 }
 
 /** What mem knows about one MCP client: where its config lives and how it spells a server entry. */
@@ -40,7 +45,11 @@ function appDataDir(env: Environment): string {
   return env.xdgConfigHome && env.xdgConfigHome.trim() !== '' ? env.xdgConfigHome : join(env.home, '.config')
 }
 
-const plainEntry = (launch: Launch): Record<string, unknown> => ({command: launch.command, args: launch.args, ...(launch.env ? {env: launch.env} : {})})
+const plainEntry = (launch: Launch): Record<string, unknown> => ({
+  command: launch.command,
+  args: launch.args,
+  ...(launch.env ? {env: launch.env} : {}),
+})
 const stdioEntry = (launch: Launch): Record<string, unknown> => ({type: 'stdio', ...plainEntry(launch)})
 
 export const CLIENTS: Record<ClientId, Client> = {
@@ -82,10 +91,14 @@ export const CLIENTS: Record<ClientId, Client> = {
 }
 
 /** The file to write: --config-file, else the workspace file (--workspace), else the user file. */
-export function configFileOf(client: Client, options: {configFile?: string; workspace?: string; env: Environment}): string {
+export function configFileOf(
+  client: Client,
+  options: {configFile?: string; workspace?: string; env: Environment},
+): string {
   if (options.configFile !== undefined) return options.configFile
   if (options.workspace !== undefined) {
-    if (!client.workspaceConfig) throw new MemError('invalid_input', `${client.name} has no per-project config file; leave out --workspace`)
+    if (!client.workspaceConfig)
+      throw new MemError('invalid_input', `${client.name} has no per-project config file; leave out --workspace`)
     return client.workspaceConfig(options.workspace)
   }
   return client.userConfig(options.env)

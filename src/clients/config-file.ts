@@ -23,13 +23,22 @@ export interface ConfigChange {
  * file as it was. A file that is not plain JSON (VS Code allows comments) is refused
  * rather than rewritten, so nothing of the user's is lost.
  */
-export function planServerEntry(path: string, serversKey: string, name: string, entry: Record<string, unknown>): ConfigChange {
+export function planServerEntry(
+  path: string,
+  serversKey: string,
+  name: string,
+  entry: Record<string, unknown>,
+): ConfigChange {
   const file = resolveLink(path)
   const before = readIfPresent(file)
   const created = before === undefined
   const config = created || before.trim() === '' ? {} : parseConfig(file, before)
   const servers = config[serversKey] ?? {}
-  if (!isPlainObject(servers)) throw new MemError('invalid_input', `${file}: "${serversKey}" is not a JSON object, so mem cannot add itself there; fix that key by hand.`)
+  if (!isPlainObject(servers))
+    throw new MemError(
+      'invalid_input',
+      `${file}: "${serversKey}" is not a JSON object, so mem cannot add itself there; fix that key by hand.`,
+    )
   const replaced = name in servers
   const changed = !replaced || !isDeepStrictEqual(servers[name], entry)
   const next = {...config, [serversKey]: {...servers, [name]: entry}}
@@ -56,7 +65,10 @@ export function applyChange(change: ConfigChange, now: Date = new Date()): strin
 }
 
 function copyBeside(file: string, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
   for (let n = 0; ; n++) {
     const backup = `${file}.mem-backup-${stamp}${n === 0 ? '' : `-${n}`}`
     try {
@@ -96,7 +108,8 @@ function parseConfig(file: string, text: string): Record<string, unknown> {
       `${file} is not plain JSON (${(error as Error).message}); it may hold comments. mem leaves it untouched: add the entry from "mem mcp config" by hand.`,
     )
   }
-  if (!isPlainObject(parsed)) throw new MemError('invalid_input', `${file} does not hold a JSON object; mem leaves it untouched.`)
+  if (!isPlainObject(parsed))
+    throw new MemError('invalid_input', `${file} does not hold a JSON object; mem leaves it untouched.`)
   return parsed
 }
 

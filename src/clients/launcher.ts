@@ -24,7 +24,9 @@ export interface LaunchOptions {
 export function launchOf(options: LaunchOptions): Launch {
   const serve = ['mcp', 'serve', ...(options.agent === undefined ? [] : ['--agent', options.agent])]
   const env = options.memHome ? {MEM_HOME: options.memHome} : undefined
-  const launch: Launch = options.onPath ? {command: 'mem', args: serve} : {command: options.nodePath, args: [options.binPath, ...serve]}
+  const launch: Launch = options.onPath
+    ? {command: 'mem', args: serve}
+    : {command: options.nodePath, args: [options.binPath, ...serve]}
   return env ? {...launch, env} : launch
 }
 
@@ -35,7 +37,9 @@ export function launchOf(options: LaunchOptions): Launch {
  */
 export function claudeMcpAddLine(name: string, launch: Launch, scope: 'user' | 'project' = 'user'): string {
   const envFlags = Object.entries(launch.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`])
-  return ['claude', 'mcp', 'add', '--scope', scope, name, ...envFlags, '--', launch.command, ...launch.args].map(shellQuote).join(' ')
+  return ['claude', 'mcp', 'add', '--scope', scope, name, ...envFlags, '--', launch.command, ...launch.args]
+    .map(shellQuote)
+    .join(' ')
 }
 
 /** Quotes a word for POSIX shells only when it needs it. */

@@ -21,9 +21,13 @@ export function checkServerUrl(url: string): string {
   try {
     parsed = new URL(url)
   } catch {
-    throw new MemError('invalid_input', `--url ${JSON.stringify(url)} is not a URL; give the server's endpoint, e.g. http://127.0.0.1:7411/mcp`)
+    throw new MemError(
+      'invalid_input',
+      `--url ${JSON.stringify(url)} is not a URL; give the server's endpoint, e.g. http://127.0.0.1:7411/mcp`,
+    )
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new MemError('invalid_input', `--url must start with http:// or https://, not ${parsed.protocol}//`)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new MemError('invalid_input', `--url must start with http:// or https://, not ${parsed.protocol}//`)
   return parsed.href
 }
 
@@ -43,7 +47,21 @@ export function remoteSnippet(id: ClientId, url: string, token = TOKEN_PLACEHOLD
         ...base,
         via: 'http',
         snippet: wrap({type: 'http', url, headers}),
-        command_line: ['claude', 'mcp', 'add', '--scope', 'user', '--transport', 'http', SERVER_NAME, url, '--header', `Authorization: Bearer ${token}`].map(shellQuote).join(' '),
+        command_line: [
+          'claude',
+          'mcp',
+          'add',
+          '--scope',
+          'user',
+          '--transport',
+          'http',
+          SERVER_NAME,
+          url,
+          '--header',
+          `Authorization: Bearer ${token}`,
+        ]
+          .map(shellQuote)
+          .join(' '),
       }
     case 'vscode':
       return {...base, via: 'http', snippet: wrap({type: 'http', url, headers})}
@@ -52,13 +70,22 @@ export function remoteSnippet(id: ClientId, url: string, token = TOKEN_PLACEHOLD
     case 'claude-desktop': {
       // mcp-remote refuses plain http:// to anything but localhost unless told.
       const allowHttp = url.startsWith('http://') ? ['--allow-http'] : []
-      return {...base, via: 'mcp-remote', snippet: wrap({command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${MEM_AUTH_HEADER}', ...allowHttp], env: {MEM_AUTH_HEADER: `Bearer ${token}`}})}
+      return {
+        ...base,
+        via: 'mcp-remote',
+        snippet: wrap({
+          command: 'npx',
+          args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${MEM_AUTH_HEADER}', ...allowHttp],
+          env: {MEM_AUTH_HEADER: `Bearer ${token}`},
+        }),
+      }
     }
   }
 }
 
 export function remoteProse(s: RemoteSnippet): string {
-  const how = s.via === 'http' ? 'connects over HTTP' : 'starts the mcp-remote bridge (its config takes stdio servers only)'
+  const how =
+    s.via === 'http' ? 'connects over HTTP' : 'starts the mcp-remote bridge (its config takes stdio servers only)'
   const lines = [`${s.name} ${how}; add this to its config:`, JSON.stringify(s.snippet, null, 2)]
   if (s.command_line) lines.push('Or run:', `  ${s.command_line}`)
   return lines.join('\n')

@@ -40,19 +40,28 @@ export function launchFor(options: SetupOptions): Launch {
 export function snippetFor(client: Client, options: SetupOptions): ClientSnippet {
   const launch = launchFor(options)
   const absolute = (path: string | undefined): string | undefined => (path === undefined ? undefined : resolve(path))
-  const file = configFileOf(client, {configFile: absolute(options.configFile), workspace: absolute(options.workspace), env: currentEnvironment()})
+  const file = configFileOf(client, {
+    configFile: absolute(options.configFile),
+    workspace: absolute(options.workspace),
+    env: currentEnvironment(),
+  })
   return {
     client: client.id,
     name: client.name,
     config_file: file,
     servers_key: client.serversKey,
     snippet: {[client.serversKey]: {[SERVER_NAME]: client.entry(launch)}},
-    ...(client.id === 'claude-code' ? {command_line: claudeMcpAddLine(SERVER_NAME, launch, options.workspace === undefined ? 'user' : 'project')} : {}),
+    ...(client.id === 'claude-code'
+      ? {command_line: claudeMcpAddLine(SERVER_NAME, launch, options.workspace === undefined ? 'user' : 'project')}
+      : {}),
   }
 }
 
 export function snippetProse(s: ClientSnippet): string {
-  const lines = [`${CLIENTS[s.client].name}: add this to ${s.config_file} (or run "mem mcp install --client ${s.client}"):`, JSON.stringify(s.snippet, null, 2)]
+  const lines = [
+    `${CLIENTS[s.client].name}: add this to ${s.config_file} (or run "mem mcp install --client ${s.client}"):`,
+    JSON.stringify(s.snippet, null, 2),
+  ]
   if (s.command_line) lines.push('Or run:', `  ${s.command_line}`)
   return lines.join('\n')
 }

@@ -18,7 +18,12 @@ export function unifiedDiff(before: string, after: string, label: string, contex
   const oldCount = body.filter((l) => !l.startsWith('+')).length
   const newCount = body.filter((l) => !l.startsWith('-')).length
   const start = (count: number): number => (count === 0 ? from : from + 1)
-  return [`--- ${before === '' ? '/dev/null' : label}`, `+++ ${label}`, `@@ -${start(oldCount)},${oldCount} +${start(newCount)},${newCount} @@`, ...body].join('\n')
+  return [
+    `--- ${before === '' ? '/dev/null' : label}`,
+    `+++ ${label}`,
+    `@@ -${start(oldCount)},${oldCount} +${start(newCount)},${newCount} @@`,
+    ...body,
+  ].join('\n')
 }
 
 function splitLines(text: string): string[] {
@@ -33,7 +38,9 @@ function diffLines(a: string[], b: string[]): string[] {
   const n = a.length
   const m = b.length
   const lcs: number[][] = Array.from({length: n + 1}, () => new Array<number>(m + 1).fill(0))
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!)
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!)
   const out: string[] = []
   let i = 0
   let j = 0

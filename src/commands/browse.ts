@@ -12,13 +12,17 @@ export default class Browse extends MemCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(Browse)
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
-      throw new MemError('invalid_input', 'mem browse needs a terminal; in scripts use mem list, mem search or mem checkpoints (with --json)')
+      throw new MemError(
+        'invalid_input',
+        'mem browse needs a terminal; in scripts use mem list, mem search or mem checkpoints (with --json)',
+      )
     }
     const ctx = this.context(flags.agent, true)
     const agent = resolveAgent(ctx, undefined)
     // ink draws nothing until exit, and without colour, when CI variables say it runs unattended;
     // browse only ever runs at a terminal someone is looking at, so they go before ink loads.
-    for (const name of Object.keys(process.env)) if (name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_')) delete process.env[name]
+    for (const name of Object.keys(process.env))
+      if (name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_')) delete process.env[name]
     // ink and react load only here: every other command stays quick to start.
     const {runBrowser} = await import('../ui/run.js')
     await runBrowser(ctx, agent)

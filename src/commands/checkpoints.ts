@@ -6,7 +6,10 @@ import {checkpointList} from '../ops/index.js'
 export default class Checkpoints extends MemCommand {
   static override summary = "List an agent's checkpoints, newest first."
   static override description = 'Open one with `mem resume --id CHECKPOINT_ID`.'
-  static override examples = ['<%= config.bin %> checkpoints --agent alice', '<%= config.bin %> checkpoints --limit 1 --json | jq -r \'.checkpoints[0].id\'']
+  static override examples = [
+    '<%= config.bin %> checkpoints --agent alice',
+    "<%= config.bin %> checkpoints --limit 1 --json | jq -r '.checkpoints[0].id'",
+  ]
   static override flags = {
     ...agentFlag,
     limit: Flags.integer({char: 'n', description: 'Most checkpoints to show (1-10000).', default: 20}),

@@ -11,7 +11,11 @@ export default class Doctor extends MemCommand {
     'Checks every data file (that it parses, its format and version), permissions, stale locks, symbolic links, and temporary files left by writes and searches. ' +
     '--fix removes stale locks, temporary files and a linked search-index folder, makes files and folders private, and restores the last good copy of a corrupt file, ' +
     'keeping the corrupt one aside. Exits with status 1 when problems are left.'
-  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix', '<%= config.bin %> doctor --json | jq .problems']
+  static override examples = [
+    '<%= config.bin %> doctor',
+    '<%= config.bin %> doctor --fix',
+    '<%= config.bin %> doctor --json | jq .problems',
+  ]
   static override flags = {
     fix: Flags.boolean({description: 'Repair what can be repaired safely.', default: false}),
   }

@@ -21,18 +21,28 @@ export default class Export extends MemCommand {
     '<%= config.bin %> export | jq -c \'select(.type == "fact" and .deleted_at == null)\'',
   ]
   static override flags = {
-    agent: Flags.string({char: 'a', description: 'Agent to export [default: $MEM_AGENT, else "default"].', helpValue: 'ID', exclusive: ['all']}),
+    agent: Flags.string({
+      char: 'a',
+      description: 'Agent to export [default: $MEM_AGENT, else "default"].',
+      helpValue: 'ID',
+      exclusive: ['all'],
+    }),
     all: Flags.boolean({description: 'Export every agent in the store.', exclusive: ['agent']}),
     output: Flags.string({
       char: 'o',
-      description: 'Write to this file instead of stdout: a regular file is replaced whole (created 0600), a device or FIFO is written in place, a symbolic link to a file is refused; "-" is stdout.',
+      description:
+        'Write to this file instead of stdout: a regular file is replaced whole (created 0600), a device or FIFO is written in place, a symbolic link to a file is refused; "-" is stdout.',
       helpValue: 'FILE',
     }),
   }
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Export)
-    const plan = await planExport(this.context(flags.agent), {agent_id: flags.agent, all: flags.all}, this.config.version)
+    const plan = await planExport(
+      this.context(flags.agent),
+      {agent_id: flags.agent, all: flags.all},
+      this.config.version,
+    )
     // Lines printed to a terminal and a bar on the same screen would garble each other.
     const output = flags.output === '-' ? undefined : flags.output
     const bar = progressBar(!this.jsonMode && (output !== undefined || !process.stdout.isTTY))

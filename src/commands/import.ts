@@ -28,18 +28,30 @@ export default class Import extends MemCommand {
     file: Args.string({description: 'The file to read, or - for stdin.', required: true}),
   }
   static override flags = {
-    agent: Flags.string({char: 'a', description: 'Put every record into this agent (memory-server lines and turns that name none: [default: $MEM_AGENT, else "default"]).', helpValue: 'ID'}),
+    agent: Flags.string({
+      char: 'a',
+      description:
+        'Put every record into this agent (memory-server lines and turns that name none: [default: $MEM_AGENT, else "default"]).',
+      helpValue: 'ID',
+    }),
     'dry-run': Flags.boolean({description: 'Check and report what would be imported; change nothing.'}),
-    'skip-invalid': Flags.boolean({description: 'Import the valid lines even if some are rejected (they are still reported).'}),
+    'skip-invalid': Flags.boolean({
+      description: 'Import the valid lines even if some are rejected (they are still reported).',
+    }),
   }
 
   async run(): Promise<unknown> {
     const {args, flags} = await this.parse(Import)
     const text = args.file === '-' ? await readStdin() : readTextFile(args.file, 'the import')
-    if (text === undefined) throw new MemError('invalid_input', 'no input on stdin: pipe a file into "mem import -" or give a file name')
+    if (text === undefined)
+      throw new MemError('invalid_input', 'no input on stdin: pipe a file into "mem import -" or give a file name')
     const bar = progressBar(!this.jsonMode)
     try {
-      const report = await importRecords(this.context(flags.agent), {text, agent_id: flags.agent, dry_run: flags['dry-run'], skip_invalid: flags['skip-invalid']}, bar.onProgress)
+      const report = await importRecords(
+        this.context(flags.agent),
+        {text, agent_id: flags.agent, dry_run: flags['dry-run'], skip_invalid: flags['skip-invalid']},
+        bar.onProgress,
+      )
       bar.stop()
       this.print(this.jsonMode ? JSON.stringify(report) : importProse(report))
       return report
@@ -53,7 +65,9 @@ export default class Import extends MemCommand {
     if (error instanceof ImportRejected && this.jsonMode) {
       process.stderr.write(forStream(process.stderr, `Error: ${error.message}\n`))
       const body = errorJson(error)
-      this.print(JSON.stringify({error: {...body.error, rejected: error.report.rejected, skipped: error.report.skipped.length}}))
+      this.print(
+        JSON.stringify({error: {...body.error, rejected: error.report.rejected, skipped: error.report.skipped.length}}),
+      )
       return this.exit(exitCodeOf(error))
     }
     return super.catch(error)

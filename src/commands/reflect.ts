@@ -18,10 +18,24 @@ export default class Reflect extends MemCommand {
   static override fieldWords = {fact_id: '--fact', fact_ids: '--fact (twice or more)', tags: '--tag'}
   static override flags = {
     ...agentFlag,
-    fact: Flags.string({char: 'f', description: 'The fact id to update or delete; repeat it for merge.', multiple: true, multipleNonGreedy: true, helpValue: 'FACT_ID'}),
+    fact: Flags.string({
+      char: 'f',
+      description: 'The fact id to update or delete; repeat it for merge.',
+      multiple: true,
+      multipleNonGreedy: true,
+      helpValue: 'FACT_ID',
+    }),
     content: Flags.string({char: 'c', description: 'The new text, for add, update and merge.'}),
-    tag: Flags.string({char: 't', description: 'Tags of the new fact [default: those of the facts it replaces].', multiple: true, multipleNonGreedy: true}),
-    thread: Flags.string({description: 'The conversation the new fact is a turn of [default: the thread the replaced facts share].', helpValue: 'THREAD'}),
+    tag: Flags.string({
+      char: 't',
+      description: 'Tags of the new fact [default: those of the facts it replaces].',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    thread: Flags.string({
+      description: 'The conversation the new fact is a turn of [default: the thread the replaced facts share].',
+      helpValue: 'THREAD',
+    }),
     reason: Flags.string({char: 'r', description: 'Why, kept with the history.'}),
   }
 

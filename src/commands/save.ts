@@ -6,8 +6,9 @@ import {MemError} from '../errors.js'
 import {checkpointSave} from '../ops/index.js'
 
 export default class Save extends MemCommand {
-  static override summary = 'Save a checkpoint of a task\'s state.'
-  static override description = 'The state is a JSON object, from --state, --state-file, or stdin. Resume it later with "mem resume".'
+  static override summary = "Save a checkpoint of a task's state."
+  static override description =
+    'The state is a JSON object, from --state, --state-file, or stdin. Resume it later with "mem resume".'
   static override examples = [
     'echo \'{"step":3,"todo":["x"]}\' | <%= config.bin %> save --agent alice',
     '<%= config.bin %> save --state \'{"step":3}\' --label "before refactor"',
@@ -15,9 +16,17 @@ export default class Save extends MemCommand {
   ]
   static override flags = {
     ...agentFlag,
-    state: Flags.string({description: 'The state as JSON text (an object).', exclusive: ['state-file'], helpValue: 'JSON'}),
+    state: Flags.string({
+      description: 'The state as JSON text (an object).',
+      exclusive: ['state-file'],
+      helpValue: 'JSON',
+    }),
     'state-file': Flags.string({description: 'Read the state from this JSON file ("-" for stdin).', helpValue: 'FILE'}),
-    messages: Flags.string({description: 'Conversation messages as a JSON array.', exclusive: ['messages-file'], helpValue: 'JSON'}),
+    messages: Flags.string({
+      description: 'Conversation messages as a JSON array.',
+      exclusive: ['messages-file'],
+      helpValue: 'JSON',
+    }),
     'messages-file': Flags.string({description: 'Read the messages (a JSON array) from this file.', helpValue: 'FILE'}),
     label: Flags.string({char: 'l', description: 'A short name for the checkpoint.'}),
   }
@@ -25,7 +34,9 @@ export default class Save extends MemCommand {
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Save)
     const stateText = await this.stateText(flags.state, flags['state-file'])
-    const messagesText = flags.messages ?? (flags['messages-file'] === undefined ? undefined : readTextFile(flags['messages-file'], 'messages'))
+    const messagesText =
+      flags.messages ??
+      (flags['messages-file'] === undefined ? undefined : readTextFile(flags['messages-file'], 'messages'))
     return this.runOp(
       checkpointSave,
       {
@@ -42,7 +53,10 @@ export default class Save extends MemCommand {
     if (inline !== undefined) return inline
     const text = file !== undefined && file !== '-' ? readTextFile(file, 'state') : await readStdin()
     if (text === undefined || text.trim() === '') {
-      throw new MemError('invalid_input', 'no state given: pass --state JSON, --state-file FILE, or pipe a JSON object on stdin')
+      throw new MemError(
+        'invalid_input',
+        'no state given: pass --state JSON, --state-file FILE, or pipe a JSON object on stdin',
+      )
     }
     return text
   }

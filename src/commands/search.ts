@@ -4,7 +4,8 @@ import {searchSpec} from '../cli/specs/search.js'
 
 export default class Search extends MemCommand {
   static override summary = 'Find facts by relevance.'
-  static override description = 'Ranks an agent\'s live facts against the query (BM25 with stemming) and prints the best. Quotes around the query are optional.'
+  static override description =
+    "Ranks an agent's live facts against the query (BM25 with stemming) and prints the best. Quotes around the query are optional."
   static override examples = [
     '<%= config.bin %> search "package manager" --agent alice',
     '<%= config.bin %> search deploy steps --tag ops --limit 3',

@@ -19,7 +19,8 @@ export const doctor = {
   output: DoctorReport,
   prose,
   async handler(home: string, input: v.InferOutput<typeof DoctorInput>): Promise<DoctorReport> {
-    if (!existsSync(home)) return {home, ok: true, fix: input.fix, checked: {agents: 0, files: 0}, problems: [], exists: false}
+    if (!existsSync(home))
+      return {home, ok: true, fix: input.fix, checked: {agents: 0, files: 0}, problems: [], exists: false}
     const problems: Problem[] = []
     const homeFindings = inspectHome(home)
     problems.push(...(input.fix ? homeFindings.map(applyRepair) : homeFindings))
@@ -30,7 +31,13 @@ export const doctor = {
       files += n
       problems.push(...(input.fix && findings.length > 0 ? await repairAgent(folder, findings) : findings))
     }
-    return {home, ok: problems.every((p) => p.fixed), fix: input.fix, checked: {agents: folders.length, files}, problems: problems.map(plain)}
+    return {
+      home,
+      ok: problems.every((p) => p.fixed),
+      fix: input.fix,
+      checked: {agents: folders.length, files},
+      problems: problems.map(plain),
+    }
   },
 }
 
@@ -44,13 +51,28 @@ async function repairAgent(folder: AgentFolder, before: Finding[]): Promise<Prob
   const rest = before.filter((f) => !f.beforeLock)
   if (rest.length === 0) return outside
   try {
-    return [...outside, ...(await withLock(folder.dir, () => inspectAgent(folder, {locked: true}).findings.filter((f) => !f.beforeLock).map(applyRepair)))]
+    return [
+      ...outside,
+      ...(await withLock(folder.dir, () =>
+        inspectAgent(folder, {locked: true})
+          .findings.filter((f) => !f.beforeLock)
+          .map(applyRepair),
+      )),
+    ]
   } catch (error) {
     const e = asMemError(error)
     const problem =
       e.code === 'lock_timeout'
-        ? {kind: 'busy' as const, problem: `the folder could not be repaired: ${e.message}`, fix: 'try again when no mem process is writing to it'}
-        : {kind: 'bad_lock' as const, problem: `the folder could not be locked for repair: ${e.message}`, fix: 'make the agent folder and its write.lock writable by you, then run "mem doctor --fix" again'}
+        ? {
+            kind: 'busy' as const,
+            problem: `the folder could not be repaired: ${e.message}`,
+            fix: 'try again when no mem process is writing to it',
+          }
+        : {
+            kind: 'bad_lock' as const,
+            problem: `the folder could not be locked for repair: ${e.message}`,
+            fix: 'make the agent folder and its write.lock writable by you, then run "mem doctor --fix" again',
+          }
     return [...outside, ...rest, {...problem, path: folder.dir, agent: folder.agent, fixed: false}]
   }
 }

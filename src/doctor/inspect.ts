@@ -51,7 +51,16 @@ function brokenAgentLinks(home: string): Finding[] {
       const agent = decodeAgentDir(e.name)
       if (agent === undefined) return []
       const path = join(root, e.name)
-      return [{kind: 'link' as const, path, agent, problem: `the agent folder is a symbolic link that points to nothing or to no folder, so agent "${agent}" has no memory here`, fix: 'restore the folder it points to, or remove the link', fixed: false}]
+      return [
+        {
+          kind: 'link' as const,
+          path,
+          agent,
+          problem: `the agent folder is a symbolic link that points to nothing or to no folder, so agent "${agent}" has no memory here`,
+          fix: 'restore the folder it points to, or remove the link',
+          fixed: false,
+        },
+      ]
     })
 }
 
@@ -71,7 +80,10 @@ export function inspectHome(home: string): Finding[] {
  */
 export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {findings: Finding[]; files: number} {
   const {agent, dir} = folder
-  const findings: Finding[] = [...modeProblem(dir, DIR_MODE, agent).map((f) => ({...f, beforeLock: true})), ...lockProblems(dir, agent)]
+  const findings: Finding[] = [
+    ...modeProblem(dir, DIR_MODE, agent).map((f) => ({...f, beforeLock: true})),
+    ...lockProblems(dir, agent),
+  ]
   let files = 0
   findings.push(...tempFiles(dir, agent, options.locked))
   for (const {folder: name, kind, record} of COLLECTIONS) {
@@ -82,7 +94,14 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
       const path = join(folderPath, entry.name)
       if (entry.isSymbolicLink() && SEGMENT_NAME.test(entry.name)) {
         files++
-        findings.push({kind: 'link', path, agent, problem: linkedDataFileProblem(), fix: linkedDataFileFix(path), fixed: false})
+        findings.push({
+          kind: 'link',
+          path,
+          agent,
+          problem: linkedDataFileProblem(),
+          fix: linkedDataFileFix(path),
+          fixed: false,
+        })
         continue
       }
       if (!entry.isFile() || isTempFile(entry.name)) continue
@@ -126,7 +145,8 @@ function lockProblems(dir: string, agent: string): Finding[] {
       kind: 'stale_lock',
       path,
       agent,
-      problem: 'a lock left by an older version of mem, which locked with a folder; this version neither uses nor honours it',
+      problem:
+        'a lock left by an older version of mem, which locked with a folder; this version neither uses nor honours it',
       fix: 'remove it',
       fixed: false,
       beforeLock: true,
@@ -162,7 +182,8 @@ function inspectCache(dir: string, agent: string): Finding[] {
         kind: 'link',
         path: cache,
         agent,
-        problem: 'the search index folder is a symbolic link; searches neither read nor save the index through it (it would put a copy of every fact where the link points), so every cold search re-indexes',
+        problem:
+          'the search index folder is a symbolic link; searches neither read nor save the index through it (it would put a copy of every fact where the link points), so every cold search re-indexes',
         fix: 'remove the link (what it points to is left alone); the next search saves the index in a folder of its own',
         fixed: false,
         repair: () => removeQuietly(cache),
@@ -174,7 +195,11 @@ function inspectCache(dir: string, agent: string): Finding[] {
 }
 
 /** Decodes a data file exactly as the store does; undefined when it is good. */
-export function decodeProblem(path: string, kind: Kind, record: typeof FactRecord | typeof CheckpointRecord): {code: string; message: string} | undefined {
+export function decodeProblem(
+  path: string,
+  kind: Kind,
+  record: typeof FactRecord | typeof CheckpointRecord,
+): {code: string; message: string} | undefined {
   try {
     const raw = new DurableJsonFile(path).read()
     if (raw === null) return undefined
@@ -186,9 +211,22 @@ export function decodeProblem(path: string, kind: Kind, record: typeof FactRecor
   }
 }
 
-function dataFileFinding(path: string, agent: string, kind: Kind, record: typeof FactRecord | typeof CheckpointRecord, problem: {code: string; message: string}): Finding {
+function dataFileFinding(
+  path: string,
+  agent: string,
+  kind: Kind,
+  record: typeof FactRecord | typeof CheckpointRecord,
+  problem: {code: string; message: string},
+): Finding {
   if (problem.code === 'unsupported_version') {
-    return {kind: 'unsupported_version', path, agent, problem: problem.message, fix: 'upgrade mem; the file is never changed by this version', fixed: false}
+    return {
+      kind: 'unsupported_version',
+      path,
+      agent,
+      problem: problem.message,
+      fix: 'upgrade mem; the file is never changed by this version',
+      fixed: false,
+    }
   }
   const bak = backupPath(path)
   const bakProblem = decodeProblem(bak, kind, record)
@@ -204,7 +242,9 @@ function dataFileFinding(path: string, agent: string, kind: Kind, record: typeof
       : `no good copy is kept (${entryExists(bak) ? `${bak} is damaged too` : `no ${bak}`}); repair the file by hand, or move it out of the folder to give up its records`,
     fixed: false,
   }
-  if (bakGood) finding.repair = () => `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
+  if (bakGood)
+    finding.repair = () =>
+      `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
   return finding
 }
 
@@ -230,7 +270,8 @@ const CACHE_TEMP = /^(?:search-index\.(?:bin|json)|duplicates\.json)\.\d+\.[0-9a
 
 const LEFT_BY = {
   write: 'a temporary file left by a write that never finished (the data file it was meant to replace is intact)',
-  search: 'a temporary file left by a search that stopped while saving the search index (the index is rebuilt when needed)',
+  search:
+    'a temporary file left by a search that stopped while saving the search index (the index is rebuilt when needed)',
 }
 
 function tempFiles(dir: string, agent: string, locked: boolean, cacheNames?: RegExp): Finding[] {
@@ -239,7 +280,15 @@ function tempFiles(dir: string, agent: string, locked: boolean, cacheNames?: Reg
     .filter((e) => e.isFile() && isTemp(e.name) && (locked || !writerAlive(e.name)))
     .map((e) => {
       const path = join(dir, e.name)
-      return {kind: 'temp_file' as const, path, agent, problem: LEFT_BY[cacheNames ? 'search' : 'write'], fix: 'remove it', fixed: false, repair: () => removeQuietly(path)}
+      return {
+        kind: 'temp_file' as const,
+        path,
+        agent,
+        problem: LEFT_BY[cacheNames ? 'search' : 'write'],
+        fix: 'remove it',
+        fixed: false,
+        repair: () => removeQuietly(path),
+      }
     })
 }
 

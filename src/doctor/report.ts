@@ -1,6 +1,15 @@
 import * as v from 'valibot'
 
-export const PROBLEM_KINDS = ['corrupt_file', 'unsupported_version', 'permissions', 'stale_lock', 'temp_file', 'link', 'busy', 'bad_lock'] as const
+export const PROBLEM_KINDS = [
+  'corrupt_file',
+  'unsupported_version',
+  'permissions',
+  'stale_lock',
+  'temp_file',
+  'link',
+  'busy',
+  'bad_lock',
+] as const
 
 /** One thing found wrong, what --fix does (or what the user must do) about it, and whether it was done. */
 export const Problem = v.object({
@@ -26,16 +35,27 @@ export const DoctorReport = v.object({
 export type DoctorReport = v.InferOutput<typeof DoctorReport>
 
 export function prose(report: DoctorReport): string {
-  if (report.exists === false) return `Nothing is stored in ${report.home} yet: the folder does not exist. mem creates it when something is first stored (check MEM_HOME if you expected data here).`
+  if (report.exists === false)
+    return `Nothing is stored in ${report.home} yet: the folder does not exist. mem creates it when something is first stored (check MEM_HOME if you expected data here).`
   const head = `Checked ${plural(report.checked.files, 'data file')} of ${plural(report.checked.agents, 'agent')} in ${report.home}.`
   if (report.problems.length === 0) return `${head}\nEverything is in order.`
   const lines = [head]
   for (const p of report.problems) {
     const mark = p.fixed ? 'fixed' : report.fix ? 'NOT FIXED' : 'problem'
-    lines.push('', `[${mark}] ${p.path}`, `  ${p.problem}`, `  ${p.fixed ? 'Done: ' : report.fix ? 'To do: ' : '--fix: '}${p.fix}`)
+    lines.push(
+      '',
+      `[${mark}] ${p.path}`,
+      `  ${p.problem}`,
+      `  ${p.fixed ? 'Done: ' : report.fix ? 'To do: ' : '--fix: '}${p.fix}`,
+    )
   }
   const left = report.problems.filter((p) => !p.fixed).length
-  lines.push('', left === 0 ? 'All problems were fixed.' : `${plural(left, 'problem')} left.${report.fix ? '' : ' Run "mem doctor --fix" to repair what can be repaired safely.'}`)
+  lines.push(
+    '',
+    left === 0
+      ? 'All problems were fixed.'
+      : `${plural(left, 'problem')} left.${report.fix ? '' : ' Run "mem doctor --fix" to repair what can be repaired safely.'}`,
+  )
   return lines.join('\n')
 }
 

@@ -19,7 +19,10 @@ const notFound: Hook.CommandNotFound = async function ({id: given, argv, config}
   const what = id.startsWith('-') ? `${typed} is not a mem command or option.` : `${typed} is not a mem command.`
   const hint = nearest === undefined ? '' : ` Did you mean "mem ${nearest.replaceAll(':', ' ')}"?`
   const json = (argv ?? []).includes('--json')
-  process.exitCode = reportFailure(new MemError('invalid_input', `${what}${hint} Run "mem help" for the list of commands.`), json)
+  process.exitCode = reportFailure(
+    new MemError('invalid_input', `${what}${hint} Run "mem help" for the list of commands.`),
+    json,
+  )
 }
 
 export default notFound

@@ -25,5 +25,8 @@ export function scopedStore(store: Store, agents: string[] | null): Store {
 }
 
 function outOfScope(agent: unknown): MemError {
-  return new MemError('forbidden', `this token may not use agent ${JSON.stringify(agent)}; it is limited to other agents (see "mem token list")`)
+  return new MemError(
+    'forbidden',
+    `this token may not use agent ${JSON.stringify(agent)}; it is limited to other agents (see "mem token list")`,
+  )
 }

@@ -1,5 +1,10 @@
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
-import {CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js'
 
 import {asMemError, MemError} from '../errors.js'
 import {runOperation, type OperationContext} from '../ops/index.js'
@@ -18,7 +23,10 @@ export interface ServerOptions {
  * structuredContent; failure is a tool error with text only, never structuredContent (docs/adr/0001).
  */
 export function createServer(ctx: OperationContext, version: string, options: ServerOptions = {}): Server {
-  const server = new Server({name: 'mem', title: 'mem: memory for agents', version}, {capabilities: {tools: {}}, instructions: INSTRUCTIONS})
+  const server = new Server(
+    {name: 'mem', title: 'mem: memory for agents', version},
+    {capabilities: {tools: {}}, instructions: INSTRUCTIONS},
+  )
   const tools = listedTools(options.readOnly === true)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({tools}))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -54,11 +62,28 @@ export function listedTools(readOnly: boolean): ToolDefinition[] {
   return readOnly ? cached.filter((t) => t.annotations.readOnlyHint) : cached
 }
 
-export async function callTool(ctx: OperationContext, name: string, args: unknown, options: ServerOptions = {}): Promise<CallToolResult> {
+export async function callTool(
+  ctx: OperationContext,
+  name: string,
+  args: unknown,
+  options: ServerOptions = {},
+): Promise<CallToolResult> {
   const op = findOperation(name)
-  if (!op) throw protocolError(ErrorCode.InvalidParams, `Unknown tool "${name}". Available tools: ${listedTools(options.readOnly === true).map((t) => t.name).join(', ')}.`)
+  if (!op)
+    throw protocolError(
+      ErrorCode.InvalidParams,
+      `Unknown tool "${name}". Available tools: ${listedTools(options.readOnly === true)
+        .map((t) => t.name)
+        .join(', ')}.`,
+    )
   try {
-    if (options.readOnly && !op.annotations.readOnlyHint) throw new MemError('forbidden', `${name} writes, and this server is read-only (--read-only); it offers ${listedTools(true).map((t) => t.name).join(', ')}.`)
+    if (options.readOnly && !op.annotations.readOnlyHint)
+      throw new MemError(
+        'forbidden',
+        `${name} writes, and this server is read-only (--read-only); it offers ${listedTools(true)
+          .map((t) => t.name)
+          .join(', ')}.`,
+      )
     const payload = (await runOperation(op, ctx, args)) as Record<string, unknown>
     return {content: [{type: 'text', text: op.prose(payload)}], structuredContent: payload}
   } catch (error) {

@@ -34,8 +34,10 @@ export function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> &
     ignoreActions: ['check'],
     overrideSchema: ({valibotSchema, jsonSchema}) => {
       if (valibotSchema === JsonObject) return {...FREE_OBJECT}
-      if (valibotSchema.type === 'unknown') return {...ANY_JSON, ...(jsonSchema.description === undefined ? {} : {description: jsonSchema.description})}
-      if (valibotSchema.type === 'record' && isEmpty(jsonSchema.additionalProperties)) return {...jsonSchema, additionalProperties: true}
+      if (valibotSchema.type === 'unknown')
+        return {...ANY_JSON, ...(jsonSchema.description === undefined ? {} : {description: jsonSchema.description})}
+      if (valibotSchema.type === 'record' && isEmpty(jsonSchema.additionalProperties))
+        return {...jsonSchema, additionalProperties: true}
       return undefined
     },
   }) as Record<string, unknown>
@@ -51,9 +53,13 @@ function isEmpty(value: unknown): boolean {
  * Models in structured-output modes send `null` for an optional argument they leave out; the
  * operations read it as absent (src/ops/operation.ts), and the input schema says so.
  */
-export function nullableOptionals(schema: Record<string, unknown> & {type: 'object'}): Record<string, unknown> & {type: 'object'} {
+export function nullableOptionals(
+  schema: Record<string, unknown> & {type: 'object'},
+): Record<string, unknown> & {type: 'object'} {
   const required = new Set((schema.required as string[] | undefined) ?? [])
-  const properties = Object.entries((schema.properties as Record<string, Record<string, unknown>> | undefined) ?? {}).map(([name, property]) => {
+  const properties = Object.entries(
+    (schema.properties as Record<string, Record<string, unknown>> | undefined) ?? {},
+  ).map(([name, property]) => {
     if (required.has(name) || property.type === undefined) return [name, property]
     const types = Array.isArray(property.type) ? property.type : [property.type]
     const nullable: Record<string, unknown> = {...property, type: types.includes('null') ? types : [...types, 'null']}

@@ -18,7 +18,12 @@ export const memoryAdd = defineOperation({
     tags: v.optional(v.pipe(Tags, v.description('Labels to filter by later, e.g. ["tooling"].'))),
     thread: v.optional(v.pipe(Thread, v.description(THREAD_HELP))),
     allow_duplicate: v.optional(
-      v.pipe(v.boolean(), v.description('Store a second copy even if a live fact already says the same (ignoring case and spacing). Off by default: the existing fact is returned with duplicate: true.')),
+      v.pipe(
+        v.boolean(),
+        v.description(
+          'Store a second copy even if a live fact already says the same (ignoring case and spacing). Off by default: the existing fact is returned with duplicate: true.',
+        ),
+      ),
     ),
   }),
   output: v.object({
@@ -30,8 +35,15 @@ export const memoryAdd = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const fact = await ctx.store.addFact(agent_id, {content: input.content, tags: input.tags ?? [], thread: input.thread}, {allowDuplicate: input.allow_duplicate})
+    const fact = await ctx.store.addFact(
+      agent_id,
+      {content: input.content, tags: input.tags ?? [], thread: input.thread},
+      {allowDuplicate: input.allow_duplicate},
+    )
     return {agent_id, stored: true as const, fact_id: fact.id, duplicate: fact.duplicate === true}
   },
-  prose: (payload) => (payload.duplicate ? `Fact ${payload.fact_id} of agent ${payload.agent_id} already says this; nothing new was stored.` : `Stored fact ${payload.fact_id} for agent ${payload.agent_id}.`),
+  prose: (payload) =>
+    payload.duplicate
+      ? `Fact ${payload.fact_id} of agent ${payload.agent_id} already says this; nothing new was stored.`
+      : `Stored fact ${payload.fact_id} for agent ${payload.agent_id}.`,
 })

@@ -25,7 +25,8 @@ function latest(times: (string | undefined)[]): string | undefined {
 export const agentList = defineOperation({
   tool: 'agent_list',
   title: 'List agents',
-  description: 'Every agent with stored memory, with how many facts and checkpoints it has and when it was last active.',
+  description:
+    'Every agent with stored memory, with how many facts and checkpoints it has and when it was last active.',
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   input: v.strictObject({}),
   output: v.object({
@@ -35,10 +36,19 @@ export const agentList = defineOperation({
     unreadable: v.array(UnreadableAgent),
   }),
   async handler(ctx) {
-    const {read, unreadable} = await readEachAgent(await ctx.store.listAgents(), async (agent) => ({facts: await ctx.store.listFacts(agent), checkpoints: await ctx.store.listCheckpoints(agent)}))
+    const {read, unreadable} = await readEachAgent(await ctx.store.listAgents(), async (agent) => ({
+      facts: await ctx.store.listFacts(agent),
+      checkpoints: await ctx.store.listCheckpoints(agent),
+    }))
     const agents = []
-    for (const {agent: agent_id, value: {facts, checkpoints}} of read) {
-      const last = latest([...facts.flatMap((f) => [f.created_at, f.superseded_at, f.deleted_at]), ...checkpoints.map((c) => c.created_at)])
+    for (const {
+      agent: agent_id,
+      value: {facts, checkpoints},
+    } of read) {
+      const last = latest([
+        ...facts.flatMap((f) => [f.created_at, f.superseded_at, f.deleted_at]),
+        ...checkpoints.map((c) => c.created_at),
+      ])
       agents.push({
         agent_id,
         facts: facts.filter(isLive).length,
@@ -57,7 +67,10 @@ export const agentList = defineOperation({
       const active = a.last_activity === undefined ? '' : `, last active ${a.last_activity}`
       return `- ${a.agent_id}: ${a.facts} ${a.facts === 1 ? 'fact' : 'facts'}${history}, ${a.checkpoints} ${a.checkpoints === 1 ? 'checkpoint' : 'checkpoints'}${active}`
     })
-    const left = payload.unreadable.length === 0 ? [] : [`Left out (could not be read): ${payload.unreadable.map((u) => u.agent_id).join(', ')}.`]
+    const left =
+      payload.unreadable.length === 0
+        ? []
+        : [`Left out (could not be read): ${payload.unreadable.map((u) => u.agent_id).join(', ')}.`]
     return [`${payload.count} ${payload.count === 1 ? 'agent' : 'agents'}:`, ...lines, ...left].join('\n')
   },
 })

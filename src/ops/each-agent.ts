@@ -14,7 +14,10 @@ export type UnreadableAgent = v.InferOutput<typeof UnreadableAgent>
  * Reads every agent in turn. One agent whose files cannot be read (a damaged file, one from a
  * newer mem) is left out and named, so it never keeps the others from being listed or backed up.
  */
-export async function readEachAgent<T>(agents: string[], read: (agent: string) => Promise<T>): Promise<{read: {agent: string; value: T}[]; unreadable: UnreadableAgent[]}> {
+export async function readEachAgent<T>(
+  agents: string[],
+  read: (agent: string) => Promise<T>,
+): Promise<{read: {agent: string; value: T}[]; unreadable: UnreadableAgent[]}> {
   const done: {agent: string; value: T}[] = []
   const unreadable: UnreadableAgent[] = []
   for (const agent of agents) {

@@ -17,9 +17,15 @@ export const AgentId = v.pipe(
   ),
 )
 
-export const FactId = v.pipe(v.string(), v.regex(ID_PATTERN, 'must be a 26-character fact id as returned by memory_search or memory_add'))
+export const FactId = v.pipe(
+  v.string(),
+  v.regex(ID_PATTERN, 'must be a 26-character fact id as returned by memory_search or memory_add'),
+)
 
-export const CheckpointId = v.pipe(v.string(), v.regex(ID_PATTERN, 'must be a 26-character checkpoint id as returned by checkpoint_save'))
+export const CheckpointId = v.pipe(
+  v.string(),
+  v.regex(ID_PATTERN, 'must be a 26-character checkpoint id as returned by checkpoint_save'),
+)
 
 /**
  * A tag is an identifier, so it holds nothing that cannot be seen or that changes how the
@@ -34,7 +40,8 @@ const TAG_REFUSED = /[\s\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060
 
 function tagMessage(issue: {input: unknown}): string {
   const found = typeof issue.input === 'string' ? TAG_REFUSED.exec(issue.input)?.[0] : undefined
-  const code = found === undefined ? '' : ` (found U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`
+  const code =
+    found === undefined ? '' : ` (found U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`
   return `a tag must not contain spaces, control characters, zero-width characters or bidirectional controls${code}; use letters, digits and punctuation`
 }
 

@@ -21,7 +21,9 @@ function chainOf(start: FactRecord, byId: Map<string, FactRecord>): FactRecord[]
       }
     }
   }
-  return [...seen.values()].sort((a, b) => (a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return [...seen.values()].sort((a, b) =>
+    a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  )
 }
 
 export const factHistory = defineOperation({
@@ -48,9 +50,13 @@ export const factHistory = defineOperation({
   },
   prose(payload) {
     const noun = payload.count === 1 ? 'version' : 'versions'
-    const lines = [`History of fact ${payload.fact_id} (agent ${payload.agent_id}): ${payload.count} ${noun}, oldest first.`]
+    const lines = [
+      `History of fact ${payload.fact_id} (agent ${payload.agent_id}): ${payload.count} ${noun}, oldest first.`,
+    ]
     payload.versions.forEach((f, i) => {
-      lines.push(`${i + 1}. ${f.id}, saved ${f.created_at}: ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''}`)
+      lines.push(
+        `${i + 1}. ${f.id}, saved ${f.created_at}: ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''}`,
+      )
       if (f.thread !== undefined) lines.push(`   thread ${f.thread}`)
       if (f.supersedes !== undefined) lines.push(`   replaces ${f.supersedes.join(', ')}`)
       if (f.reason !== undefined) lines.push(`   reason: ${f.reason}`)

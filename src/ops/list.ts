@@ -13,7 +13,9 @@ export const FactEntry = v.object({
   content: v.string(),
   tags: v.array(v.string()),
   created_at: Timestamp,
-  thread: v.optional(v.pipe(v.string(), v.description('The conversation the fact is a turn of; absent for standalone facts.'))),
+  thread: v.optional(
+    v.pipe(v.string(), v.description('The conversation the fact is a turn of; absent for standalone facts.')),
+  ),
   status: v.picklist(FACT_STATUSES),
   supersedes: v.optional(v.array(v.string())),
   superseded_by: v.optional(v.string()),
@@ -50,7 +52,13 @@ export function newestFirst<T extends {id: string}>(a: T, b: T): number {
 
 /** How many entries a listing returns at most: 20 unless asked. */
 export const ListLimit = v.optional(
-  v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 10000'), v.maxValue(10_000, 'must be between 1 and 10000'), v.description('How many to return at most (1-10000).')),
+  v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(1, 'must be between 1 and 10000'),
+    v.maxValue(10_000, 'must be between 1 and 10000'),
+    v.description('How many to return at most (1-10000).'),
+  ),
   20,
 )
 
@@ -91,7 +99,9 @@ export const factList = defineOperation({
     const agent_id = resolveAgent(ctx, input.agent_id)
     const wanted = input.tags ?? []
     const matching = (await ctx.store.listFacts(agent_id))
-      .filter((f) => (input.all || isLive(f)) && inRange(f.created_at, input) && wanted.every((t) => f.tags.includes(t)))
+      .filter(
+        (f) => (input.all || isLive(f)) && inRange(f.created_at, input) && wanted.every((t) => f.tags.includes(t)),
+      )
       .sort(newestFirst)
     const facts = matching.slice(0, input.limit).map(factEntry)
     return {agent_id, total: matching.length, count: facts.length, facts}

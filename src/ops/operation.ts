@@ -38,7 +38,9 @@ export interface Operation<I extends v.GenericSchema = v.GenericSchema, O extend
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = Operation<any, any>
 
-export function defineOperation<I extends v.GenericSchema, O extends v.GenericSchema>(op: Operation<I, O>): Operation<I, O> {
+export function defineOperation<I extends v.GenericSchema, O extends v.GenericSchema>(
+  op: Operation<I, O>,
+): Operation<I, O> {
   return op
 }
 
@@ -55,7 +57,10 @@ export async function runOperation<I extends v.GenericSchema, O extends v.Generi
 export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, tool?: string): v.InferOutput<S> {
   const result = v.safeParse(schema, nullsAsAbsent(schema, raw))
   if (result.success) return result.output
-  throw new InputError(`invalid input: ${result.issues.map((i) => describeInputIssue(i, schema, tool)).join('; ')}`, Object.keys(entriesOf(schema) ?? {}))
+  throw new InputError(
+    `invalid input: ${result.issues.map((i) => describeInputIssue(i, schema, tool)).join('; ')}`,
+    Object.keys(entriesOf(schema) ?? {}),
+  )
 }
 
 /**
@@ -65,7 +70,9 @@ export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, t
 function nullsAsAbsent(schema: v.GenericSchema, raw: unknown): unknown {
   const entries = entriesOf(schema)
   if (!entries || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw
-  return Object.fromEntries(Object.entries(raw).filter(([key, value]) => !(value === null && entries[key]?.type === 'optional')))
+  return Object.fromEntries(
+    Object.entries(raw).filter(([key, value]) => !(value === null && entries[key]?.type === 'optional')),
+  )
 }
 
 /** The keys of an object schema, also behind a pipe of checks. */
@@ -77,6 +84,10 @@ function entriesOf(schema: v.GenericSchema): Record<string, v.GenericSchema> | u
 export function resolveAgent(ctx: OperationContext, agentId: string | undefined): string {
   if (agentId !== undefined) return agentId
   const parsed = v.safeParse(AgentId, ctx.defaultAgent)
-  if (!parsed.success) throw new MemError('invalid_input', `invalid default agent ${JSON.stringify(ctx.defaultAgent)} (from --agent or MEM_AGENT): ${describeIssue(parsed.issues[0])}`)
+  if (!parsed.success)
+    throw new MemError(
+      'invalid_input',
+      `invalid default agent ${JSON.stringify(ctx.defaultAgent)} (from --agent or MEM_AGENT): ${describeIssue(parsed.issues[0])}`,
+    )
   return parsed.output
 }

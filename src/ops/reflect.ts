@@ -12,18 +12,36 @@ const Input = v.strictObject({
   agent_id: v.optional(AgentId),
   action: v.pipe(
     v.picklist(REFLECT_ACTIONS, `must be one of ${REFLECT_ACTIONS.join(', ')}`),
-    v.description('add: store content as a new fact. update: replace fact_id with content. delete: remove fact_id. merge: replace all fact_ids with one fact holding content.'),
+    v.description(
+      'add: store content as a new fact. update: replace fact_id with content. delete: remove fact_id. merge: replace all fact_ids with one fact holding content.',
+    ),
   ),
   fact_id: v.optional(v.pipe(FactId, v.description('The fact to update or delete.'))),
   fact_ids: v.optional(
-    v.pipe(v.array(FactId), v.minLength(2, 'merge needs at least two fact ids'), v.maxLength(LIMITS.mergeCount, `at most ${LIMITS.mergeCount} fact ids`), v.description('The facts to merge (at least two).')),
+    v.pipe(
+      v.array(FactId),
+      v.minLength(2, 'merge needs at least two fact ids'),
+      v.maxLength(LIMITS.mergeCount, `at most ${LIMITS.mergeCount} fact ids`),
+      v.description('The facts to merge (at least two).'),
+    ),
   ),
   content: v.optional(v.pipe(Content, v.description('The new fact text, for add, update and merge.'))),
   tags: v.optional(v.pipe(Tags, v.description('Tags of the new fact; by default those of the facts it replaces.'))),
   thread: v.optional(
-    v.pipe(Thread, v.description('The conversation the new fact is a turn of (see memory_add). By default update and merge keep the thread of the facts they replace, when they all share one.')),
+    v.pipe(
+      Thread,
+      v.description(
+        'The conversation the new fact is a turn of (see memory_add). By default update and merge keep the thread of the facts they replace, when they all share one.',
+      ),
+    ),
   ),
-  reason: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.reasonLength, `must be at most ${LIMITS.reasonLength} characters`), v.description('Why, kept with the history.'))),
+  reason: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(LIMITS.reasonLength, `must be at most ${LIMITS.reasonLength} characters`),
+      v.description('Why, kept with the history.'),
+    ),
+  ),
 })
 type Input = v.InferOutput<typeof Input>
 
@@ -37,10 +55,18 @@ const needs: Record<Input['action'], (keyof Input)[]> = {
 
 function checkNeeds(input: Input): void {
   const missing = needs[input.action].filter((key) => input[key] === undefined)
-  if (missing.length > 0) throw new InputError(`invalid input: action "${input.action}" needs ${missing.join(' and ')}`, Object.keys(Input.entries))
+  if (missing.length > 0)
+    throw new InputError(
+      `invalid input: action "${input.action}" needs ${missing.join(' and ')}`,
+      Object.keys(Input.entries),
+    )
 }
 
-async function apply(ctx: OperationContext, agent: string, input: Input): Promise<{fact_id: string; supersedes?: string[]; duplicate?: true}> {
+async function apply(
+  ctx: OperationContext,
+  agent: string,
+  input: Input,
+): Promise<{fact_id: string; supersedes?: string[]; duplicate?: true}> {
   const {store} = ctx
   switch (input.action) {
     case 'add': {
@@ -52,7 +78,10 @@ async function apply(ctx: OperationContext, agent: string, input: Input): Promis
     case 'update':
     case 'merge': {
       const ids = input.action === 'update' ? [input.fact_id!] : [...new Set(input.fact_ids!)]
-      const replaced = input.tags === undefined || input.thread === undefined ? await Promise.all(ids.map((id) => store.getFact(agent, id))) : []
+      const replaced =
+        input.tags === undefined || input.thread === undefined
+          ? await Promise.all(ids.map((id) => store.getFact(agent, id)))
+          : []
       const tags = input.tags ?? [...new Set(replaced.flatMap((f) => f.tags))]
       const thread = input.thread ?? sharedThread(replaced)
       const fact = await store.supersede(agent, ids, {content: input.content!, tags, thread, reason: input.reason})
@@ -100,7 +129,9 @@ export const memoryReflect = defineOperation({
   prose(payload) {
     switch (payload.action) {
       case 'add':
-        return payload.duplicate ? `Fact ${payload.fact_id} of agent ${payload.agent} already says this; nothing new was stored.` : `Added fact ${payload.fact_id} for agent ${payload.agent}.`
+        return payload.duplicate
+          ? `Fact ${payload.fact_id} of agent ${payload.agent} already says this; nothing new was stored.`
+          : `Added fact ${payload.fact_id} for agent ${payload.agent}.`
       case 'delete':
         return `Deleted fact ${payload.fact_id} for agent ${payload.agent}.`
       case 'update':

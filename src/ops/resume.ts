@@ -34,13 +34,25 @@ export const checkpointResume = defineOperation({
   annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   input: v.strictObject({
     agent_id: v.optional(AgentId),
-    checkpoint_id: v.optional(v.pipe(CheckpointId, v.description('A checkpoint id; the latest checkpoint when left out.'))),
+    checkpoint_id: v.optional(
+      v.pipe(CheckpointId, v.description('A checkpoint id; the latest checkpoint when left out.')),
+    ),
     on_missing: v.optional(
-      v.pipe(v.picklist(['error', 'empty'], 'must be "error" or "empty"'), v.description('What to do when there is no checkpoint: "error" (default) or "empty" for a {found: false} result.')),
+      v.pipe(
+        v.picklist(['error', 'empty'], 'must be "error" or "empty"'),
+        v.description(
+          'What to do when there is no checkpoint: "error" (default) or "empty" for a {found: false} result.',
+        ),
+      ),
       'error',
     ),
     include_messages: v.optional(
-      v.pipe(v.boolean(), v.description('Also return the saved conversation messages (the "messages" key). Off by default: they can be long.')),
+      v.pipe(
+        v.boolean(),
+        v.description(
+          'Also return the saved conversation messages (the "messages" key). Off by default: they can be long.',
+        ),
+      ),
     ),
     last_messages: v.optional(
       v.pipe(
@@ -65,7 +77,9 @@ export const checkpointResume = defineOperation({
         message_count: cp.messages?.length ?? 0,
         ...(cp.label === undefined ? {} : {label: cp.label}),
         agent_id,
-        ...(input.include_messages || input.last_messages !== undefined ? {messages: lastOf(cp.messages ?? [], input.last_messages)} : {}),
+        ...(input.include_messages || input.last_messages !== undefined
+          ? {messages: lastOf(cp.messages ?? [], input.last_messages)}
+          : {}),
       }
     } catch (error) {
       const err = asMemError(error)
@@ -79,11 +93,18 @@ export const checkpointResume = defineOperation({
   },
   prose(payload) {
     if (!payload.found) return `No checkpoint saved yet for agent ${payload.agent_id}; starting fresh.`
-    const lines = [`Checkpoint ${payload.id}${payload.agent_id ? ` (agent ${payload.agent_id})` : ''}`, `Saved: ${payload.created_at}`]
+    const lines = [
+      `Checkpoint ${payload.id}${payload.agent_id ? ` (agent ${payload.agent_id})` : ''}`,
+      `Saved: ${payload.created_at}`,
+    ]
     if (payload.label !== undefined) lines.push(`Label: ${payload.label}`)
     lines.push(`Messages: ${payload.message_count ?? 0}`)
     lines.push('State:', JSON.stringify(payload.state ?? {}, null, 2))
-    if (payload.messages !== undefined) lines.push(messagesHeading(payload.messages.length, payload.message_count ?? 0), ...payload.messages.map((m) => JSON.stringify(m)))
+    if (payload.messages !== undefined)
+      lines.push(
+        messagesHeading(payload.messages.length, payload.message_count ?? 0),
+        ...payload.messages.map((m) => JSON.stringify(m)),
+      )
     return lines.join('\n')
   },
 })
@@ -94,5 +115,7 @@ function lastOf(messages: unknown[], n: number | undefined): unknown[] {
 
 /** "Messages, oldest first:" or "Last 2 of 5 messages, oldest first:", one JSON value per line below it. */
 export function messagesHeading(shown: number, total: number): string {
-  return shown < total ? `Last ${shown} of ${total} messages, oldest first:` : `${shown === 1 ? 'Message' : 'Messages'}, oldest first:`
+  return shown < total
+    ? `Last ${shown} of ${total} messages, oldest first:`
+    : `${shown === 1 ? 'Message' : 'Messages'}, oldest first:`
 }

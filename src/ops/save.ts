@@ -30,7 +30,13 @@ export const checkpointSave = defineOperation({
           v.description('The conversation so far, if worth keeping.'),
         ),
       ),
-      label: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.labelLength, `must be at most ${LIMITS.labelLength} characters`), v.description('A short name for this checkpoint.'))),
+      label: v.optional(
+        v.pipe(
+          v.string(),
+          v.maxLength(LIMITS.labelLength, `must be at most ${LIMITS.labelLength} characters`),
+          v.description('A short name for this checkpoint.'),
+        ),
+      ),
     }),
     v.check(
       (input) => jsonBytes({state: input.state, messages: input.messages}) <= LIMITS.checkpointBytes,
@@ -44,8 +50,13 @@ export const checkpointSave = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const cp = await ctx.store.saveCheckpoint(agent_id, {state: input.state, messages: input.messages, label: input.label})
+    const cp = await ctx.store.saveCheckpoint(agent_id, {
+      state: input.state,
+      messages: input.messages,
+      label: input.label,
+    })
     return {agent_id, checkpoint_id: cp.id, created_at: cp.created_at}
   },
-  prose: (payload) => `Saved checkpoint ${payload.checkpoint_id} for agent ${payload.agent_id} at ${payload.created_at}.`,
+  prose: (payload) =>
+    `Saved checkpoint ${payload.checkpoint_id} for agent ${payload.agent_id} at ${payload.created_at}.`,
 })

@@ -11,9 +11,16 @@ export const FactHit = v.object({
   tags: v.array(v.string()),
   created_at: Timestamp,
   score: v.pipe(v.number(), v.description('BM25 relevance: higher is better; compare only within one result list')),
-  thread: v.optional(v.pipe(v.string(), v.description('The conversation the fact is a turn of; absent for standalone facts.'))),
+  thread: v.optional(
+    v.pipe(v.string(), v.description('The conversation the fact is a turn of; absent for standalone facts.')),
+  ),
   context_for: v.optional(
-    v.pipe(v.string(), v.description('Present when the fact matched none of the query\'s words: it is a turn of the same thread as the matching fact with this id, returned as that fact\'s context.')),
+    v.pipe(
+      v.string(),
+      v.description(
+        "Present when the fact matched none of the query's words: it is a turn of the same thread as the matching fact with this id, returned as that fact's context.",
+      ),
+    ),
   ),
 })
 
@@ -33,12 +40,26 @@ export const memorySearch = defineOperation({
       v.maxLength(LIMITS.queryLength, `must be at most ${LIMITS.queryLength} characters`),
       v.description('What to look for, in natural words or keywords.'),
     ),
-    limit: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be between 1 and 100'), v.maxValue(100, 'must be between 1 and 100'), v.description('How many facts to return at most (1-100).')), 10),
+    limit: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer('must be a whole number'),
+        v.minValue(1, 'must be between 1 and 100'),
+        v.maxValue(100, 'must be between 1 and 100'),
+        v.description('How many facts to return at most (1-100).'),
+      ),
+      10,
+    ),
     tags: v.optional(v.pipe(Tags, v.description('Only return facts that carry every one of these tags.'))),
     since: v.optional(Since),
     until: v.optional(Until),
     as_you_type: v.optional(
-      v.pipe(v.boolean(), v.description('The query is still being typed (search as you type): its last word, unless a space follows it, also matches the words it starts from its first letter.')),
+      v.pipe(
+        v.boolean(),
+        v.description(
+          'The query is still being typed (search as you type): its last word, unless a space follows it, also matches the words it starts from its first letter.',
+        ),
+      ),
     ),
   }),
   output: v.object({
@@ -49,7 +70,14 @@ export const memorySearch = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const hits = await ctx.store.searchFacts(agent_id, {text: input.query, limit: input.limit, tags: input.tags, since: input.since, until: input.until, partial: input.as_you_type})
+    const hits = await ctx.store.searchFacts(agent_id, {
+      text: input.query,
+      limit: input.limit,
+      tags: input.tags,
+      since: input.since,
+      until: input.until,
+      partial: input.as_you_type,
+    })
     const facts = hits.map(({fact, score, contextFor}) => ({
       id: fact.id,
       content: fact.content,
@@ -64,7 +92,10 @@ export const memorySearch = defineOperation({
   prose(payload) {
     if (payload.count === 0) return `No facts found for "${payload.query}" (agent ${payload.agent_id}).`
     const noun = payload.count === 1 ? 'fact' : 'facts'
-    const lines = payload.facts.map((f, i) => `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`})`)
+    const lines = payload.facts.map(
+      (f, i) =>
+        `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`})`,
+    )
     return [`Found ${payload.count} ${noun} for "${payload.query}" (agent ${payload.agent_id}):`, ...lines].join('\n')
   },
 })

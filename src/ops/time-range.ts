@@ -16,7 +16,20 @@ export function looksIsoDateOrTime(value: string): boolean {
   return ISO_DATE_OR_TIME.test(value)
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
 
 /**
  * What is impossible about an ISO-shaped date, or undefined when the calendar has it. Date.parse
@@ -25,7 +38,9 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 export function impossibleDate(value: string): string | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value)
   if (!match) return undefined
-  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as number[]
+  const [year, month, day, hour, minute, second] = match
+    .slice(1)
+    .map((part) => (part === undefined ? 0 : Number(part))) as number[]
   if (month! < 1 || month! > 12) return `there is no month ${month}`
   const days = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
   if (day! < 1 || day! > days) return `${MONTHS[month! - 1]} ${year} has ${days} days`
@@ -35,12 +50,23 @@ export function impossibleDate(value: string): string | undefined {
 
 export const IsoDateOrTime = v.pipe(
   v.string(),
-  v.check((value) => !looksIsoDateOrTime(value) || impossibleDate(value) === undefined, (issue) => `is not a real date: ${impossibleDate(issue.input as string)}`),
+  v.check(
+    (value) => !looksIsoDateOrTime(value) || impossibleDate(value) === undefined,
+    (issue) => `is not a real date: ${impossibleDate(issue.input as string)}`,
+  ),
   v.check(isIsoDateOrTime, 'must be an ISO 8601 date or time with an offset, e.g. 2026-05-01 or 2026-05-01T09:00:00Z'),
 )
 
-export const Since = v.pipe(IsoDateOrTime, v.description('Only facts saved at or after this ISO 8601 date or time (e.g. "2026-05-01" or "2026-05-01T09:00:00Z").'))
-export const Until = v.pipe(IsoDateOrTime, v.description('Only facts saved before this ISO 8601 date or time (exclusive).'))
+export const Since = v.pipe(
+  IsoDateOrTime,
+  v.description(
+    'Only facts saved at or after this ISO 8601 date or time (e.g. "2026-05-01" or "2026-05-01T09:00:00Z").',
+  ),
+)
+export const Until = v.pipe(
+  IsoDateOrTime,
+  v.description('Only facts saved before this ISO 8601 date or time (exclusive).'),
+)
 
 export interface TimeRange {
   since?: string

@@ -204,7 +204,9 @@ export class FactIndex {
 
       const {candidates, scores, contextFor} = ranking
       for (const slot of candidates) scores[slot] = round(scores[slot]!)
-      const order = topK(candidates.length, limit, (a, b) => this.ranksBefore(candidates[a]!, scores[candidates[a]!]!, candidates[b]!, scores[candidates[b]!]!))
+      const order = topK(candidates.length, limit, (a, b) =>
+        this.ranksBefore(candidates[a]!, scores[candidates[a]!]!, candidates[b]!, scores[candidates[b]!]!),
+      )
       return order.map((i) => {
         const slot = candidates[i]!
         const lender = contextFor.get(slot)
@@ -251,7 +253,16 @@ export class FactIndex {
    */
   static fromCompact(data: CompactFactIndex, tuning: Partial<Tuning> = {}): FactIndex {
     const n = data.ids.length
-    if ([data.offsets.length - 1, data.createdAt.length, data.times.length, data.tagOf.length, data.asks.length, data.threadOf.length].some((length) => length !== n)) {
+    if (
+      [
+        data.offsets.length - 1,
+        data.createdAt.length,
+        data.times.length,
+        data.tagOf.length,
+        data.asks.length,
+        data.threadOf.length,
+      ].some((length) => length !== n)
+    ) {
       throw new Error('FactIndex.fromCompact: ids, documents and their details differ in number')
     }
     const out = new FactIndex(tuning)
@@ -261,7 +272,8 @@ export class FactIndex {
       throw new Error(`FactIndex.fromCompact: ${(error as Error).message}`)
     }
     const lists = data.tagLists.map((tags) => {
-      if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) throw new Error('FactIndex.fromCompact: bad tag list')
+      if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string'))
+        throw new Error('FactIndex.fromCompact: bad tag list')
       return out.tagSet(tags)
     })
     out.ids = data.ids.slice()
@@ -271,8 +283,10 @@ export class FactIndex {
     for (let slot = 0; slot < n; slot++) {
       const id = data.ids[slot]!
       const tags = lists[data.tagOf[slot]!]
-      if (typeof id !== 'string' || out.slotOf.has(id)) throw new Error(`FactIndex.fromCompact: bad or repeated id ${JSON.stringify(id)}`)
-      if (typeof data.createdAt[slot] !== 'string' || tags === undefined || data.asks[slot]! > 1) throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
+      if (typeof id !== 'string' || out.slotOf.has(id))
+        throw new Error(`FactIndex.fromCompact: bad or repeated id ${JSON.stringify(id)}`)
+      if (typeof data.createdAt[slot] !== 'string' || tags === undefined || data.asks[slot]! > 1)
+        throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
       out.slotOf.set(id, slot)
       out.tagsOf[slot] = tags
     }

@@ -137,7 +137,8 @@ export class InvertedIndex {
     const {arena: doc, from, to} = this.docs
     // The terms the listed documents hold, numbered in sorted order.
     const used = new Set<number>()
-    for (const slot of slots) if (this.docs.has(slot)) for (let i = from[slot]!; i < to[slot]!; i += 2) used.add(doc[i]!)
+    for (const slot of slots)
+      if (this.docs.has(slot)) for (let i = from[slot]!; i < to[slot]!; i += 2) used.add(doc[i]!)
     const terms = [...used].map((id) => this.byId[id]!.text).sort()
     const tableIndex = new Int32Array(this.byId.length).fill(-1)
     terms.forEach((text, t) => (tableIndex[this.dictionary.get(text)!.id] = t))
@@ -170,29 +171,46 @@ export class InvertedIndex {
   static deserializeCompact(data: CompactDocs): InvertedIndex {
     const {terms, surfaces, offsets, pairs, lengths, starts, df, postings} = data
     const docs = offsets.length - 1
-    if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length || lengths.length !== docs) throw new Error('bad document offsets')
-    if (starts.length !== terms.length + 1 || df.length !== terms.length || starts[0] !== 0 || starts[terms.length] !== postings.length) throw new Error('bad postings table')
-    for (let i = 0; i < pairs.length; i += 2) if (pairs[i]! >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
+    if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length || lengths.length !== docs)
+      throw new Error('bad document offsets')
+    if (
+      starts.length !== terms.length + 1 ||
+      df.length !== terms.length ||
+      starts[0] !== 0 ||
+      starts[terms.length] !== postings.length
+    )
+      throw new Error('bad postings table')
+    for (let i = 0; i < pairs.length; i += 2)
+      if (pairs[i]! >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
     const index = new InvertedIndex()
     index.docs = DocTerms.over(pairs, offsets)
     index.lengths = lengths.slice()
     index.live = docs
     for (let slot = 0; slot < docs; slot++) {
-      if (offsets[slot + 1]! < offsets[slot]! || (offsets[slot + 1]! - offsets[slot]!) % 2 !== 0) throw new Error(`bad terms for fact ${slot}`)
+      if (offsets[slot + 1]! < offsets[slot]! || (offsets[slot + 1]! - offsets[slot]!) % 2 !== 0)
+        throw new Error(`bad terms for fact ${slot}`)
       index.totalLength += lengths[slot]!
     }
     for (let t = 0; t < terms.length; t++) {
       const text = terms[t]!
       const entries = postings.subarray(starts[t]!, starts[t + 1]!)
       const size = 2 * df[t]!
-      if (typeof text !== 'string' || index.dictionary.has(text) || size > entries.length || (t > 0 && text <= terms[t - 1]!)) throw new Error('bad term table')
+      if (
+        typeof text !== 'string' ||
+        index.dictionary.has(text) ||
+        size > entries.length ||
+        (t > 0 && text <= terms[t - 1]!)
+      )
+        throw new Error('bad term table')
       for (let i = 0; i < size; i += 2) if (entries[i]! >= docs || entries[i + 1]! < 1) throw new Error('bad postings')
       const p: Postings = {id: t, text, entries, size, df: df[t]!, dead: 0}
       index.byId.push(df[t] === 0 ? undefined : p)
       if (df[t] !== 0) index.dictionary.set(text, p)
     }
     index.sortedTerms = terms
-    for (let i = 0; i < surfaces.length; i++) if (typeof surfaces[i] !== 'string' || (i > 0 && surfaces[i]! <= surfaces[i - 1]!)) throw new Error('bad word list')
+    for (let i = 0; i < surfaces.length; i++)
+      if (typeof surfaces[i] !== 'string' || (i > 0 && surfaces[i]! <= surfaces[i - 1]!))
+        throw new Error('bad word list')
     index.surfaces = new Set(surfaces)
     index.sortedSurfaces = surfaces
     return index
@@ -203,7 +221,12 @@ export class InvertedIndex {
    * (`accept` leaves out the documents the caller would drop), then multiplies each document's
    * sum by the number of distinct query terms it matched (MiniSearch's coordination).
    */
-  match(queryWords: readonly QueryWord[], options: MatchOptions, acc: Accumulator, accept: ((slot: number) => boolean) | undefined): void {
+  match(
+    queryWords: readonly QueryWord[],
+    options: MatchOptions,
+    acc: Accumulator,
+    accept: ((slot: number) => boolean) | undefined,
+  ): void {
     if (this.live === 0) return
     // One entry per distinct term (a word being typed counts as its own).
     const distinct = new Map<string, QueryWord>()
@@ -236,7 +259,13 @@ export class InvertedIndex {
     const exact = word.term === undefined ? undefined : this.dictionary.get(word.term)
     if (exact) weights.set(exact, 1)
     if (this.live > 0 && (options.prefixMinLength > 0 || options.fuzzyMinLength > 0)) {
-      for (const {key, weight} of looseMatches(word, this.tree(), options, exact !== undefined, (key) => this.postingsOfKey(key).length > 0)) {
+      for (const {key, weight} of looseMatches(
+        word,
+        this.tree(),
+        options,
+        exact !== undefined,
+        (key) => this.postingsOfKey(key).length > 0,
+      )) {
         for (const p of this.postingsOfKey(key)) if ((weights.get(p) ?? 0) < weight) weights.set(p, weight)
       }
     }
@@ -347,7 +376,11 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
  * it, the first add to each common term copies its postings out, and the shared array stays
  * alive beside the copies for the sake of the rare terms.
  */
-function invert(termCount: number, offsets: Uint32Array, pairs: Uint32Array): {starts: Uint32Array; df: Uint32Array; postings: Uint32Array} {
+function invert(
+  termCount: number,
+  offsets: Uint32Array,
+  pairs: Uint32Array,
+): {starts: Uint32Array; df: Uint32Array; postings: Uint32Array} {
   const df = new Uint32Array(termCount)
   for (let i = 0; i < pairs.length; i += 2) df[pairs[i]!]! += 1
   const starts = new Uint32Array(termCount + 1)
@@ -381,7 +414,10 @@ type Radix<T> = Map<string, T | Radix<T>>
  * part, the value under the empty key) built from `sorted` unique keys in one pass: the same
  * tree `set` would build key by key, in a fraction of the time.
  */
-function radixTree<T>(sorted: readonly string[], valueOf: (key: string) => T): ConstructorParameters<typeof SearchableMap<T>>[0] {
+function radixTree<T>(
+  sorted: readonly string[],
+  valueOf: (key: string) => T,
+): ConstructorParameters<typeof SearchableMap<T>>[0] {
   const node = (lo: number, hi: number, depth: number): Radix<T> => {
     const out: Radix<T> = new Map()
     let i = lo
@@ -401,7 +437,9 @@ function radixTree<T>(sorted: readonly string[], valueOf: (key: string) => T): C
     return out
   }
   // The tree's node type is internal to MiniSearch; its constructor takes one as is.
-  return (sorted.length === 0 ? new Map() : node(0, sorted.length, 0)) as ConstructorParameters<typeof SearchableMap<T>>[0]
+  return (sorted.length === 0 ? new Map() : node(0, sorted.length, 0)) as ConstructorParameters<
+    typeof SearchableMap<T>
+  >[0]
 }
 
 /**

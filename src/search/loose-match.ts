@@ -24,7 +24,13 @@ export interface LooseRules {
  * looked for only when the word's own term is not in the index (`form` is not a typo of
  * `from` when the facts say `form`), and never in numbers (`2023` is not a typo of `2024`).
  */
-export function looseMatches(word: QueryWord, tree: SearchableMap<true>, rules: LooseRules, hasExact: boolean, live: (key: string) => boolean): {key: string; weight: number}[] {
+export function looseMatches(
+  word: QueryWord,
+  tree: SearchableMap<true>,
+  rules: LooseRules,
+  hasExact: boolean,
+  live: (key: string) => boolean,
+): {key: string; weight: number}[] {
   const found = new Map<string, number>()
   const offer = (key: string, weight: number) => {
     if ((found.get(key) ?? 0) < weight) found.set(key, weight)
@@ -45,7 +51,8 @@ export function looseMatches(word: QueryWord, tree: SearchableMap<true>, rules: 
   }
   if (!hasExact && rules.fuzzyMinLength > 0 && length >= rules.fuzzyMinLength && !/^\p{N}+$/u.test(surface)) {
     const most = rules.fuzzyTwoMinLength > 0 && length >= rules.fuzzyTwoMinLength ? 2 : 1
-    for (const [key, edits] of typos(surface, tree, most)) if (live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits))
+    for (const [key, edits] of typos(surface, tree, most))
+      if (live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits))
   }
   return [...found].map(([key, weight]) => ({key, weight}))
 }

@@ -100,7 +100,8 @@ export class Threads {
       list.push(slot)
     }
     for (const list of members.values()) {
-      if (list.some((slot, i) => i > 0 && this.before(slot, list[i - 1]!))) list.sort((a, b) => (this.before(a, b) ? -1 : this.before(b, a) ? 1 : 0))
+      if (list.some((slot, i) => i > 0 && this.before(slot, list[i - 1]!)))
+        list.sort((a, b) => (this.before(a, b) ? -1 : this.before(b, a) ? 1 : 0))
       for (let i = 0; i < list.length; i++) {
         this.prev[list[i]!] = i > 0 ? list[i - 1]! : NONE
         this.next[list[i]!] = i + 1 < list.length ? list[i + 1]! : NONE
@@ -120,7 +121,8 @@ export class Threads {
   private tailMap(): Map<number, number> {
     if (!this.tails) {
       const tails = new Map<number, number>()
-      for (let slot = 0; slot < this.threadOf.length; slot++) if (this.threadOf[slot] !== 0 && this.next[slot] === NONE) tails.set(this.threadOf[slot]!, slot)
+      for (let slot = 0; slot < this.threadOf.length; slot++)
+        if (this.threadOf[slot] !== 0 && this.next[slot] === NONE) tails.set(this.threadOf[slot]!, slot)
       this.tails = tails
     }
     return this.tails

@@ -26,7 +26,12 @@ const LATIN_ACCENTS = /(\p{Script=Latin})\p{M}+/gu
  * ("don't" -> "don", "t", both stopwords), accents are folded.
  */
 export function tokenize(text: string): string[] {
-  const folded = text.normalize('NFKD').replace(LATIN_ACCENTS, '$1').toLowerCase().replace(APOSTROPHES, "'").replace(POSSESSIVE, '$1')
+  const folded = text
+    .normalize('NFKD')
+    .replace(LATIN_ACCENTS, '$1')
+    .toLowerCase()
+    .replace(APOSTROPHES, "'")
+    .replace(POSSESSIVE, '$1')
   return folded.match(WORD) ?? []
 }
 

@@ -16,7 +16,7 @@ export function topK(count: number, k: number, better: (a: number, b: number) =>
   for (let item = 0; item < count; item++) {
     if (heap.length < k) {
       heap.push(item)
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1
         if (!worse(i, parent)) break
         swap(i, parent)
@@ -26,7 +26,7 @@ export function topK(count: number, k: number, better: (a: number, b: number) =>
     }
     if (!better(item, heap[0]!)) continue
     heap[0] = item
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const l = 2 * i + 1
       const r = l + 1
       let m = i

@@ -50,7 +50,12 @@ export class CachedSegments<T> {
     return names
   }
 
-  private ensure(revision: Revision | undefined, name: string, changes: Change<T>[], onMigrated?: (name: string, records: T[]) => void): void {
+  private ensure(
+    revision: Revision | undefined,
+    name: string,
+    changes: Change<T>[],
+    onMigrated?: (name: string, records: T[]) => void,
+  ): void {
     const identity = this.files.fingerprint(name)
     const key = this.currentKey(revision, name)
     const cached = this.segments.get(name)
@@ -81,7 +86,11 @@ export class CachedSegments<T> {
   }
 
   /** Brings the named segments up to date, leaving the others unread; returns what changed. */
-  refreshSome(revision: Revision | undefined, names: readonly string[], onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
+  refreshSome(
+    revision: Revision | undefined,
+    names: readonly string[],
+    onMigrated?: (name: string, records: T[]) => void,
+  ): Change<T>[] {
     const changes: Change<T>[] = []
     const listed = new Set(this.scan(changes))
     for (const name of names) if (listed.has(name)) this.ensure(revision, name, changes, onMigrated)
@@ -110,7 +119,12 @@ export class CachedSegments<T> {
         continue
       }
       const identity = this.files.fingerprint(name)
-      if (identity === undefined || revision?.files?.[this.key(name)] === identity || this.checked.get(name) === identity) continue
+      if (
+        identity === undefined ||
+        revision?.files?.[this.key(name)] === identity ||
+        this.checked.get(name) === identity
+      )
+        continue
       const read = this.files.read(name)
       if (read.migrated && onMigrated) onMigrated(name, read.records)
       this.checked.set(name, identity)
@@ -148,7 +162,10 @@ export class CachedSegments<T> {
     if (!this.listed.includes(segment.name)) this.listed = [...this.listed, segment.name].sort()
     // Keyed by the identity of the file this process wrote, never by what the path names now:
     // had another process replaced it since, the key would vouch for records this one never saw.
-    const key = segment.identity === undefined ? '' : `${revisionKey(revision, this.key(segment.name)) ?? '-'}|${segment.identity}`
+    const key =
+      segment.identity === undefined
+        ? ''
+        : `${revisionKey(revision, this.key(segment.name)) ?? '-'}|${segment.identity}`
     if (segment.identity !== undefined) this.checked.set(segment.name, segment.identity)
     this.segments.set(segment.name, {...segment, key})
   }

@@ -1,5 +1,19 @@
 import {randomBytes} from 'node:crypto'
-import {closeSync, existsSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, type BigIntStats} from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs'
 import {basename, dirname, join, relative, sep} from 'node:path'
 
 import type {SyncAdapter} from 'lowdb'
@@ -66,7 +80,10 @@ export class DurableJsonFile implements SyncAdapter<unknown> {
  */
 export class ChangedMeanwhile extends MemError {
   constructor(readonly path: string) {
-    super('io_error', `${path} was changed by another process while this one was writing, so this change was not saved. Try again.`)
+    super(
+      'io_error',
+      `${path} was changed by another process while this one was writing, so this change was not saved. Try again.`,
+    )
   }
 }
 

@@ -17,7 +17,18 @@ import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex} from './duplicates.js'
-import {PartialImport, type AddedFact, type AddOptions, type ImportBatch, type ImportResult, type NewCheckpoint, type NewFact, type ScoredFact, type SearchQuery, type Store} from './store.js'
+import {
+  PartialImport,
+  type AddedFact,
+  type AddOptions,
+  type ImportBatch,
+  type ImportResult,
+  type NewCheckpoint,
+  type NewFact,
+  type ScoredFact,
+  type SearchQuery,
+  type Store,
+} from './store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
@@ -68,7 +79,8 @@ class AgentFiles {
   /** Segments read in an older format, by any path; the next locked write upgrades them on disk. */
   readonly outdated = new Set<string>()
 
-  private readonly noteMigrated = (collection: Collection) => (name: string) => this.outdated.add(`${collection}/${name}`)
+  private readonly noteMigrated = (collection: Collection) => (name: string) =>
+    this.outdated.add(`${collection}/${name}`)
 
   /** The revision stamp the last refresh went by, for segments read later in the same operation. */
   private revision?: Revision
@@ -134,13 +146,15 @@ class AgentFiles {
 
   /** Dropped from the cache: the identities remembered for its files go too, so nothing of it stays. */
   forget(): void {
-    for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[]) for (const seg of cache.all()) forgetIdentity(cache.files.path(seg.name))
+    for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[])
+      for (const seg of cache.all()) forgetIdentity(cache.files.path(seg.name))
   }
 
   /** Live standalone facts by normalised content; the facts must have been refreshed with `all`. */
   duplicateIndex(): DuplicateIndex {
     if (!this.duplicates) {
-      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the duplicate index')
+      if (!this.facts.complete())
+        throw new MemError('internal', 'the facts were not all read before building the duplicate index')
       this.duplicates = new DuplicateIndex(this.facts.records())
     }
     return this.duplicates
@@ -157,13 +171,21 @@ class AgentFiles {
     const saved = readDigests(this.dir)
     const names = this.facts.files.names()
     const last = names.at(-1)
-    const identities = new Map(names.flatMap((name) => {
-      const identity = this.facts.files.fingerprint(name)
-      return identity === undefined ? [] : [[name, identity] as const]
-    }))
+    const identities = new Map(
+      names.flatMap((name) => {
+        const identity = this.facts.files.fingerprint(name)
+        return identity === undefined ? [] : [[name, identity] as const]
+      }),
+    )
     const vouched = (name: string) => name !== last && saved?.segments[name]?.identity === identities.get(name)
     // One refresh for every segment whose digest does not vouch for it (the last one is held already).
-    this.follow(this.facts.refreshSome(this.revision, [...identities.keys()].filter((name) => !vouched(name)), this.noteMigrated('facts')))
+    this.follow(
+      this.facts.refreshSome(
+        this.revision,
+        [...identities.keys()].filter((name) => !vouched(name)),
+        this.noteMigrated('facts'),
+      ),
+    )
     const kept: Digests = {segments: {}}
     let found: FactRecord | undefined
     for (const [name, identity] of identities) {
@@ -173,10 +195,10 @@ class AgentFiles {
       if (!found && hashes.includes(wanted)) found = new DuplicateIndex(this.factsOf(name)).find(content)
     }
     const moved = [...identities.keys()].some((name) => name !== last && !vouched(name))
-    if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length) saveDigests(this.dir, kept)
+    if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length)
+      saveDigests(this.dir, kept)
     return found
   }
-
 
   /** One fact segment, read (and checked) if this process does not hold it as it is now. */
   private factsOf(name: string): FactRecord[] {
@@ -187,7 +209,8 @@ class AgentFiles {
   /** Every fact by id; the facts must have been refreshed with `all`. */
   byId(): Map<string, {fact: FactRecord; segment: string}> {
     if (!this.ids) {
-      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the id map')
+      if (!this.facts.complete())
+        throw new MemError('internal', 'the facts were not all read before building the id map')
       const ids = new Map<string, {fact: FactRecord; segment: string}>()
       for (const seg of this.facts.all()) for (const fact of seg.records) ids.set(fact.id, {fact, segment: seg.name})
       this.ids = ids
@@ -198,7 +221,8 @@ class AgentFiles {
   /** The search index over live facts; the facts must have been refreshed with `all`. */
   searchIndex(FactIndex: FactIndexType): FactIndex {
     if (!this.index) {
-      if (!this.facts.complete()) throw new MemError('internal', 'the facts were not all read before building the search index')
+      if (!this.facts.complete())
+        throw new MemError('internal', 'the facts were not all read before building the search index')
       const opened = openIndex(FactIndex, this.dir, [...this.facts.records()])
       if (this.resave || worthSaving(opened)) this.save(opened)
       this.index = opened.index
@@ -214,7 +238,12 @@ class AgentFiles {
    * later changes. Undefined when the saved index cannot serve, which also has the full search
    * that follows save a fresh one.
    */
-  searchSaved(FactIndex: FactIndexType, revision: Revision | undefined, text: string, options: SearchOptions): ScoredFact[] | undefined {
+  searchSaved(
+    FactIndex: FactIndexType,
+    revision: Revision | undefined,
+    text: string,
+    options: SearchOptions,
+  ): ScoredFact[] | undefined {
     const saved = readSaved(this.dir, {records: true})
     const migrated = this.noteMigrated
     const opened =
@@ -229,7 +258,9 @@ class AgentFiles {
     }
     this.facts.verifyRest(revision, migrated('facts'))
     this.checkpoints.verifyRest(revision, migrated('checkpoints'))
-    const hits = opened.index.search(text, options).map((hit) => ({fact: opened.record(hit.id), score: hit.score, ...contextOf(hit)}))
+    const hits = opened.index
+      .search(text, options)
+      .map((hit) => ({fact: opened.record(hit.id), score: hit.score, ...contextOf(hit)}))
     if (!hits.every((hit): hit is ScoredFact => hit.fact !== undefined)) {
       this.resave = true
       return undefined
@@ -349,7 +380,13 @@ export class FileStore implements Store {
     return this.write(agent, {facts: guard && !cold ? 'all' : 'last'}, (tx, a) => {
       const existing = !guard ? undefined : cold ? a.coldDuplicate(fact.content) : a.duplicateIndex().find(fact.content)
       if (existing) return {...existing, duplicate: true as const}
-      const record: FactRecord = {id: tx.nextFactId(), content: fact.content, tags: fact.tags, created_at: now(), ...threadOf(fact)}
+      const record: FactRecord = {
+        id: tx.nextFactId(),
+        content: fact.content,
+        tags: fact.tags,
+        created_at: now(),
+        ...threadOf(fact),
+      }
       tx.appendFact(record)
       return record
     })
@@ -360,7 +397,13 @@ export class FileStore implements Store {
     // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
     if (!existsSync(this.agent(agent).dir)) return []
     const FactIndex = await loadFactIndex()
-    const options = {limit: query.limit, tags: query.tags, since: query.since, until: query.until, partial: query.partial}
+    const options = {
+      limit: query.limit,
+      tags: query.tags,
+      since: query.since,
+      until: query.until,
+      partial: query.partial,
+    }
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     if (this.options.shortLived) {
       const a = this.agent(agent)
@@ -370,7 +413,9 @@ export class FileStore implements Store {
     const a = this.read(agent, {facts: 'all'})
     const index = a.searchIndex(FactIndex)
     const ids = a.byId()
-    return index.search(query.text, options).map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score, ...contextOf(hit)}))
+    return index
+      .search(query.text, options)
+      .map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score, ...contextOf(hit)}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
@@ -381,7 +426,15 @@ export class FileStore implements Store {
     return this.write(agent, {facts: 'all'}, (tx, a) => {
       for (const id of ids) this.findLiveFact(a, agent, id)
       const time = now()
-      const record: FactRecord = {id: tx.nextFactId(), content: next.content, tags: next.tags, created_at: time, ...threadOf(next), supersedes: ids, ...(next.reason ? {reason: next.reason} : {})}
+      const record: FactRecord = {
+        id: tx.nextFactId(),
+        content: next.content,
+        tags: next.tags,
+        created_at: time,
+        ...threadOf(next),
+        supersedes: ids,
+        ...(next.reason ? {reason: next.reason} : {}),
+      }
       // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
       tx.appendFact(record)
       for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time})
@@ -404,7 +457,13 @@ export class FileStore implements Store {
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, {checkpoints: 'last'}, (tx) => {
-      const record: CheckpointRecord = {id: tx.nextCheckpointId(), created_at: now(), ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}), state: checkpoint.state, ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages})}
+      const record: CheckpointRecord = {
+        id: tx.nextCheckpointId(),
+        created_at: now(),
+        ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}),
+        state: checkpoint.state,
+        ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages}),
+      }
       tx.appendCheckpoint(record)
       return record
     })
@@ -527,9 +586,13 @@ export class FileStore implements Store {
 
   private findLiveFact(a: AgentFiles, agent: string, id: string): FactRecord {
     const fact = this.findFact(a, agent, id)
-    if (fact.deleted_at !== undefined) throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was deleted at ${fact.deleted_at}.`)
+    if (fact.deleted_at !== undefined)
+      throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was deleted at ${fact.deleted_at}.`)
     if (fact.superseded_by !== undefined) {
-      throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was replaced by "${fact.superseded_by}" at ${fact.superseded_at}; use that id instead.`)
+      throw new MemError(
+        'not_found',
+        `Fact "${id}" of agent "${agent}" was replaced by "${fact.superseded_by}" at ${fact.superseded_at}; use that id instead.`,
+      )
     }
     return fact
   }
@@ -546,11 +609,18 @@ export class FileStore implements Store {
           saved.facts += change.after.length - change.before.length
           a.follow([change])
         })
-        appendPacked(a.checkpoints, checkpoints, tx, (change) => (saved.checkpoints += change.after.length - change.before.length))
+        appendPacked(
+          a.checkpoints,
+          checkpoints,
+          tx,
+          (change) => (saved.checkpoints += change.after.length - change.before.length),
+        )
         const marked = markLive(a, batch.marks ?? [], tx)
         return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
       } catch (error) {
-        throw tx.wroteAny() ? partialImport(error, saved, {facts: facts.length, checkpoints: checkpoints.length}) : error
+        throw tx.wroteAny()
+          ? partialImport(error, saved, {facts: facts.length, checkpoints: checkpoints.length})
+          : error
       }
     })
   }
@@ -600,7 +670,12 @@ function newById<T extends {id: string}>(records: T[], known: (id: string) => bo
  * Appends many records with one write per segment file instead of one per record, which
  * keeps a large import linear. Called under the agent's lock; the caller stamps the revision.
  */
-function appendPacked<T>(cache: CachedSegments<T>, records: T[], tx: Transaction, onChange?: (change: Change<T>) => void): void {
+function appendPacked<T>(
+  cache: CachedSegments<T>,
+  records: T[],
+  tx: Transaction,
+  onChange?: (change: Change<T>) => void,
+): void {
   const last = cache.last()
   let open: Segment<T> | undefined = last && {name: last.name, records: [...last.records], bytes: last.bytes}
   let before: T[] = last?.records ?? []
@@ -657,7 +732,10 @@ function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, tx: T
  * would delete the lock file another writer may be waiting on.
  */
 function holdsRecords(dir: string): boolean {
-  return new SegmentedFiles(dir, FACT_SEGMENT).names().length > 0 || new SegmentedFiles(dir, CHECKPOINT_SEGMENT).names().length > 0
+  return (
+    new SegmentedFiles(dir, FACT_SEGMENT).names().length > 0 ||
+    new SegmentedFiles(dir, CHECKPOINT_SEGMENT).names().length > 0
+  )
 }
 
 /**
@@ -665,13 +743,31 @@ function holdsRecords(dir: string): boolean {
  * anything was saved. Only file-system failures (io_error) carry it; others save nothing.
  */
 function withOutcome(error: unknown, tx: Transaction | undefined): unknown {
-  if (!(error instanceof MemError) || error.code !== 'io_error' || error instanceof ChangedMeanwhile || error instanceof PartialImport) return error
-  const outcome = tx?.wroteAny() ? 'part of the change was saved; run "mem doctor" before trying again' : 'nothing was saved'
+  if (
+    !(error instanceof MemError) ||
+    error.code !== 'io_error' ||
+    error instanceof ChangedMeanwhile ||
+    error instanceof PartialImport
+  )
+    return error
+  const outcome = tx?.wroteAny()
+    ? 'part of the change was saved; run "mem doctor" before trying again'
+    : 'nothing was saved'
   return new MemError('io_error', `${error.message}; ${outcome}`)
 }
 
-function partialImport(error: unknown, saved: {facts: number; checkpoints: number}, planned: {facts: number; checkpoints: number}): unknown {
+function partialImport(
+  error: unknown,
+  saved: {facts: number; checkpoints: number},
+  planned: {facts: number; checkpoints: number},
+): unknown {
   if (!(error instanceof MemError) || error.code !== 'io_error') return error
-  const parts = [`${saved.facts} of ${planned.facts} facts`, ...(planned.checkpoints > 0 ? [`${saved.checkpoints} of ${planned.checkpoints} checkpoints`] : [])]
-  return new PartialImport(`${error.message}; ${parts.join(' and ')} of this agent were saved before it stopped. Running the import again is safe: it skips what is already stored.`, saved)
+  const parts = [
+    `${saved.facts} of ${planned.facts} facts`,
+    ...(planned.checkpoints > 0 ? [`${saved.checkpoints} of ${planned.checkpoints} checkpoints`] : []),
+  ]
+  return new PartialImport(
+    `${error.message}; ${parts.join(' and ')} of this agent were saved before it stopped. Running the import again is safe: it skips what is already stored.`,
+    saved,
+  )
 }

@@ -28,7 +28,8 @@ type Envelope = Record<string, unknown> & {version: number}
 /** Upgrades from older versions, keyed by the version they upgrade from; each returns the next version. */
 const migrations: Record<number, (file: Envelope, context: Context) => Envelope> = {
   1: (file, {agent}) => {
-    if (agent === undefined) throw new Error('the folder holding it is not an agent folder, so the agent it belongs to is unknown')
+    if (agent === undefined)
+      throw new Error('the folder holding it is not an agent folder, so the agent it belongs to is unknown')
     return {...file, version: 2, agent}
   },
 }
@@ -83,7 +84,10 @@ export function decodeFile<T>(path: string, kind: Kind, record: v.GenericSchema<
   const current = v.safeParse(Current, file)
   if (!current.success) throw corruptFile(path, `it is not a mem data file (${describeIssue(current.issues[0])})`)
   if (context.agent !== undefined && current.output.agent !== context.agent) {
-    throw corruptFile(path, `it belongs to agent "${current.output.agent}" but lies in the folder of agent "${context.agent}" (copied from another agent's folder?)`)
+    throw corruptFile(
+      path,
+      `it belongs to agent "${current.output.agent}" but lies in the folder of agent "${context.agent}" (copied from another agent's folder?)`,
+    )
   }
   const parsed = v.safeParse(v.array(record), current.output.records)
   if (!parsed.success) throw corruptFile(path, `a record does not decode (${describeIssue(parsed.issues[0])})`)

@@ -12,7 +12,10 @@ export function fsError(error: unknown, operation: string, path: string, outcome
   if (error instanceof MemError) return error
   const code = (error as NodeJS.ErrnoException)?.code
   if (typeof code !== 'string') return error
-  return new MemError('io_error', `could not ${operation} ${path}: ${describeErrno(realCause(code, path))}${outcome ? `; ${outcome}` : ''}`)
+  return new MemError(
+    'io_error',
+    `could not ${operation} ${path}: ${describeErrno(realCause(code, path))}${outcome ? `; ${outcome}` : ''}`,
+  )
 }
 
 /**

@@ -38,5 +38,8 @@ export function linkedDataFileFix(path: string): string {
 /** Thrown by every operation that meets a linked data file; `mem doctor` reports the same. */
 export function refuseLinkedDataFile(path: string): void {
   if (!isLink(path)) return
-  throw new MemError('corrupt_file', `${path} cannot be used: ${linkedDataFileProblem()}. It was left untouched. To go on, ${linkedDataFileFix(path)}; "mem doctor" lists every such link.`)
+  throw new MemError(
+    'corrupt_file',
+    `${path} cannot be used: ${linkedDataFileProblem()}. It was left untouched. To go on, ${linkedDataFileFix(path)}; "mem doctor" lists every such link.`,
+  )
 }

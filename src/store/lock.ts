@@ -126,16 +126,23 @@ function readHolder(fd: number): Holder | undefined {
     const buf = Buffer.alloc(256)
     const n = readSync(fd, buf, 0, buf.length, 0)
     const parsed = JSON.parse(buf.subarray(0, n).toString('utf8')) as Partial<Holder>
-    return typeof parsed.pid === 'number' && typeof parsed.since === 'string' ? {pid: parsed.pid, since: parsed.since} : undefined
+    return typeof parsed.pid === 'number' && typeof parsed.since === 'string'
+      ? {pid: parsed.pid, since: parsed.since}
+      : undefined
   } catch {
     return undefined
   }
 }
 
 function timedOut(dir: string, holder: Holder | undefined): MemError {
-  const who = holder ? `mem process ${holder.pid} has held it since ${holder.since}` : 'another mem process is writing to it'
+  const who = holder
+    ? `mem process ${holder.pid} has held it since ${holder.since}`
+    : 'another mem process is writing to it'
   const what = holder
     ? `If process ${holder.pid} is stopped (Ctrl-Z, a debugger, kill -STOP), resume it ("fg", or "kill -CONT ${holder.pid}") or end it: the lock is freed the moment it exits. Then try again.`
     : 'Try again once it has finished.'
-  return new MemError('lock_timeout', `could not lock ${dir} within ${lockTimeoutMs()} ms: ${who}. Nothing was changed. ${what}`)
+  return new MemError(
+    'lock_timeout',
+    `could not lock ${dir} within ${lockTimeoutMs()} ms: ${who}. Nothing was changed. ${what}`,
+  )
 }

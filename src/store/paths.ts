@@ -39,7 +39,8 @@ export function agentsRoot(home: string): string {
 
 export function agentDir(home: string, agentId: string): string {
   const name = encodeAgentDir(agentId)
-  if (Buffer.byteLength(name) > NAME_MAX) throw new MemError('invalid_input', `agent id is too long to be a folder name (${agentId.length} characters)`)
+  if (Buffer.byteLength(name) > NAME_MAX)
+    throw new MemError('invalid_input', `agent id is too long to be a folder name (${agentId.length} characters)`)
   return inside(agentsRoot(home), name)
 }
 

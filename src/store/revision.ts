@@ -41,11 +41,19 @@ export function readRevision(agentDir: string): Revision | undefined {
  * not a failure of the change: it is removed if it can be (readers then go by file identity
  * and the next write starts a new epoch) and undefined is returned.
  */
-export function bumpRevision(agentDir: string, current: Revision | undefined, written: Record<string, string | undefined>, checked: Record<string, string> = {}): Revision | undefined {
+export function bumpRevision(
+  agentDir: string,
+  current: Revision | undefined,
+  written: Record<string, string | undefined>,
+  checked: Record<string, string> = {},
+): Revision | undefined {
   const files: Record<string, string> = {...current?.files}
   // Only identities that still hold: a file replaced since it was checked must be checked again.
-  for (const [key, identity] of Object.entries(checked)) if (fileIdentity(join(agentDir, key)) === identity) files[key] = identity
-  const next: Revision = current ? {epoch: current.epoch, segments: {...current.segments}, files} : {epoch: randomBytes(6).toString('hex'), segments: {}, files}
+  for (const [key, identity] of Object.entries(checked))
+    if (fileIdentity(join(agentDir, key)) === identity) files[key] = identity
+  const next: Revision = current
+    ? {epoch: current.epoch, segments: {...current.segments}, files}
+    : {epoch: randomBytes(6).toString('hex'), segments: {}, files}
   for (const [key, identity] of Object.entries(written)) {
     next.segments[key] = (next.segments[key] ?? 0) + 1
     if (identity === undefined) delete files[key]

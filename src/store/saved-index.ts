@@ -68,7 +68,12 @@ export interface PartialIndex extends OpenedIndex {
  * brought up to date this way (a segment it was made from is gone, or facts it lacks would
  * land between facts it holds): the caller then reads everything.
  */
-export function openPartial(FactIndex: FactIndexType, saved: SavedIndex, current: SavedSegment[], read: (segment: string) => readonly FactRecord[]): PartialIndex | undefined {
+export function openPartial(
+  FactIndex: FactIndexType,
+  saved: SavedIndex,
+  current: SavedSegment[],
+  read: (segment: string) => readonly FactRecord[],
+): PartialIndex | undefined {
   const present = new Set(current.map((s) => s.name))
   if (!saved.segments.every((s) => present.has(s.name))) return undefined
   const savedKeys = new Map(saved.segments.map((s, i) => [s.name, {key: s.key, at: i}]))
@@ -101,7 +106,11 @@ export function openPartial(FactIndex: FactIndexType, saved: SavedIndex, current
     }
   }
   // Only the last saved segment and new ones gain facts; one elsewhere would land mid-index.
-  const added = appendMissing(index, [...held.values()].map((h) => h.fact), (fact) => held.get(fact.id)!.segment >= lastSaved)
+  const added = appendMissing(
+    index,
+    [...held.values()].map((h) => h.fact),
+    (fact) => held.get(fact.id)!.segment >= lastSaved,
+  )
   if (added === undefined) return undefined
   changed += added
 
@@ -154,7 +163,11 @@ function reconcile(index: FactIndex, indexed: string[], live: Map<string, FactRe
  * come before a fact the index holds (appending would put it out of order: the ranking uses the
  * order) or `mayAppend` refuses one.
  */
-function appendMissing(index: FactIndex, facts: Iterable<FactRecord>, mayAppend: (fact: FactRecord) => boolean = () => true): number | undefined {
+function appendMissing(
+  index: FactIndex,
+  facts: Iterable<FactRecord>,
+  mayAppend: (fact: FactRecord) => boolean = () => true,
+): number | undefined {
   let added = 0
   for (const fact of facts) {
     if (index.has(fact.id)) {

@@ -1,5 +1,15 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import {endianness} from 'node:os'
 import {join} from 'node:path'
 
@@ -62,7 +72,16 @@ interface Header {
   endian: 'LE' | 'BE'
   segments: SavedSegment[]
   /** Byte lengths of the index part's text blocks, and of the two parts. */
-  bytes: {ids: number; terms: number; words: number; dates: number; threads: number; tags: number; index: number; records: number}
+  bytes: {
+    ids: number
+    terms: number
+    words: number
+    dates: number
+    threads: number
+    tags: number
+    index: number
+    records: number
+  }
   /** SHA-256 (hex, first 32 digits) of each part. */
   checksums: {index: string; records: string}
   /** Counts of ids, terms, pair integers and postings integers. */
@@ -154,7 +173,13 @@ export function readSaved(agentDir: string, options: {records: boolean}): SavedI
     if (checksum(rest, pairs, postings) !== h.checksums.index) return undefined
     const records = options.records ? readAt(fd, length + h.bytes.index, h.bytes.records) : undefined
     if (records && checksum(records) !== h.checksums.records) return undefined
-    return decode(h, rest, new Uint32Array(pairs.buffer, 0, h.pairs), new Uint32Array(postings.buffer, 0, h.postings), records)
+    return decode(
+      h,
+      rest,
+      new Uint32Array(pairs.buffer, 0, h.pairs),
+      new Uint32Array(postings.buffer, 0, h.postings),
+      records,
+    )
   } catch {
     return undefined
   } finally {
@@ -174,7 +199,7 @@ function readHeader(fd: number, size: number): {header: unknown; length: number}
 /** `length` bytes from `position`, in a buffer of their own (so its typed-array views are aligned). */
 function readAt(fd: number, position: number, length: number): Buffer {
   const buffer = Buffer.allocUnsafeSlow(length)
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const n = readSync(fd, buffer, done, length - done, position + done)
     if (n === 0) throw new Error('the file ended early')
     done += n
@@ -184,16 +209,51 @@ function readAt(fd: number, position: number, length: number): Buffer {
 
 function usable(h: unknown): h is Header {
   const header = h as Header
-  if (header?.format !== FORMAT || header.version !== VERSION || header.signature !== SIGNATURE || header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')) return false
-  if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null || typeof header.checksums !== 'object' || header.checksums === null) return false
+  if (
+    header?.format !== FORMAT ||
+    header.version !== VERSION ||
+    header.signature !== SIGNATURE ||
+    header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')
+  )
+    return false
+  if (
+    !v.is(SavedSegments, header.segments) ||
+    typeof header.bytes !== 'object' ||
+    header.bytes === null ||
+    typeof header.checksums !== 'object' ||
+    header.checksums === null
+  )
+    return false
   const {ids, terms, words, dates, threads, tags, index, records} = header.bytes
-  return [ids, terms, words, dates, threads, tags, index, records, header.ids, header.terms, header.pairs, header.postings].every((n) => Number.isSafeInteger(n) && n >= 0)
+  return [
+    ids,
+    terms,
+    words,
+    dates,
+    threads,
+    tags,
+    index,
+    records,
+    header.ids,
+    header.terms,
+    header.pairs,
+    header.postings,
+  ].every((n) => Number.isSafeInteger(n) && n >= 0)
 }
 
-function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Array, records: Buffer | undefined): SavedIndex | undefined {
+function decode(
+  h: Header,
+  part: Buffer,
+  pairs: Uint32Array,
+  postings: Uint32Array,
+  records: Buffer | undefined,
+): SavedIndex | undefined {
   const n = h.ids
   const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.words + h.bytes.dates + h.bytes.threads + h.bytes.tags
-  if (part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + n + 1 + n + h.terms + 1 + h.terms) + n)) return undefined
+  if (
+    part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + n + 1 + n + h.terms + 1 + h.terms) + n)
+  )
+    return undefined
   let at = 0
   const text = (length: number): string => part.toString('utf8', at, (at += length))
   const ids = lines(text(h.bytes.ids))
@@ -224,12 +284,35 @@ function decode(h: Header, part: Buffer, pairs: Uint32Array, postings: Uint32Arr
   if (ids.length !== n || terms.length !== h.terms || !v.is(TagLists, tagLists)) return undefined
   if (recordStart[0] !== 0 || recordStart[n] !== h.bytes.records) return undefined
   for (let slot = 0; slot < n; slot++) {
-    if (tagOf[slot]! >= tagLists.length || threadOf[slot]! > threads.length || segmentOf[slot]! >= h.segments.length || recordStart[slot + 1]! < recordStart[slot]!) return undefined
+    if (
+      tagOf[slot]! >= tagLists.length ||
+      threadOf[slot]! > threads.length ||
+      segmentOf[slot]! >= h.segments.length ||
+      recordStart[slot + 1]! < recordStart[slot]!
+    )
+      return undefined
   }
 
-  const recordText = (slot: number): string | undefined => records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
+  const recordText = (slot: number): string | undefined =>
+    records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
-    index: {ids, terms, surfaces, offsets, pairs, lengths, starts, df, postings, times, tagLists, tagOf, asks, threads, threadOf},
+    index: {
+      ids,
+      terms,
+      surfaces,
+      offsets,
+      pairs,
+      lengths,
+      starts,
+      df,
+      postings,
+      times,
+      tagLists,
+      tagOf,
+      asks,
+      threads,
+      threadOf,
+    },
     createdAt() {
       const createdAt = lines(part.toString('utf8', datesAt, datesAt + h.bytes.dates))
       if (createdAt.length !== n) throw new Error('the creation times do not match the facts')
@@ -265,7 +348,12 @@ function align8(n: number): number {
 
 function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined {
   // One per line: an id, term or time holding a line break cannot be saved (none should).
-  if ([data.ids, data.terms, data.surfaces, data.createdAt, data.threads].some((list) => list.some((text) => text.includes('\n')))) return undefined
+  if (
+    [data.ids, data.terms, data.surfaces, data.createdAt, data.threads].some((list) =>
+      list.some((text) => text.includes('\n')),
+    )
+  )
+    return undefined
   if (data.threads.includes('')) return undefined
   const n = data.ids.length
   const segmentAt = new Map(source.segments.map((s, i) => [s.name, i]))
@@ -281,13 +369,38 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     recordTexts.push(text)
     recordStart[slot + 1] = recordStart[slot]! + text.length
   }
-  const texts = [data.ids.join('\n'), data.terms.join('\n'), data.surfaces.join('\n'), data.createdAt.join('\n'), data.threads.join('\n'), JSON.stringify(data.tagLists)].map((t) => Buffer.from(t, 'utf8'))
+  const texts = [
+    data.ids.join('\n'),
+    data.terms.join('\n'),
+    data.surfaces.join('\n'),
+    data.createdAt.join('\n'),
+    data.threads.join('\n'),
+    JSON.stringify(data.tagLists),
+  ].map((t) => Buffer.from(t, 'utf8'))
   const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
-  const numbers = [data.times, data.offsets, segmentOf, data.tagOf, data.threadOf, recordStart, data.lengths, data.starts, data.df, data.asks].map(bytes)
+  const numbers = [
+    data.times,
+    data.offsets,
+    segmentOf,
+    data.tagOf,
+    data.threadOf,
+    recordStart,
+    data.lengths,
+    data.starts,
+    data.df,
+    data.asks,
+  ].map(bytes)
   const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
   const padding = (length: number, to: number) => Buffer.alloc(to - length)
-  const part = Buffer.concat([...texts, padding(textLength, align8(textLength)), ...numbers, padding(restLength, align4(restLength)), bytes(data.pairs), bytes(data.postings)])
+  const part = Buffer.concat([
+    ...texts,
+    padding(textLength, align8(textLength)),
+    ...numbers,
+    padding(restLength, align4(restLength)),
+    bytes(data.pairs),
+    bytes(data.postings),
+  ])
   const records = Buffer.concat(recordTexts)
   const header: Header = {
     format: FORMAT,
@@ -295,7 +408,16 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     signature: SIGNATURE!,
     endian: LITTLE_ENDIAN ? 'LE' : 'BE',
     segments: source.segments,
-    bytes: {ids: texts[0]!.length, terms: texts[1]!.length, words: texts[2]!.length, dates: texts[3]!.length, threads: texts[4]!.length, tags: texts[5]!.length, index: part.length, records: records.length},
+    bytes: {
+      ids: texts[0]!.length,
+      terms: texts[1]!.length,
+      words: texts[2]!.length,
+      dates: texts[3]!.length,
+      threads: texts[4]!.length,
+      tags: texts[5]!.length,
+      index: part.length,
+      records: records.length,
+    },
     checksums: {index: checksum(part), records: checksum(records)},
     ids: n,
     terms: data.terms.length,

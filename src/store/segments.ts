@@ -77,7 +77,13 @@ export class SegmentedFiles<T> {
     db.read()
     if (db.data === null) return {name, records: [], bytes: 0, migrated: false}
     const decoded = decodeFile(path, this.spec.kind, this.spec.record, db.data)
-    return {name, records: decoded.records, bytes: statSync(path).size, migrated: decoded.migrated, version: decoded.version}
+    return {
+      name,
+      records: decoded.records,
+      bytes: statSync(path).size,
+      migrated: decoded.migrated,
+      version: decoded.version,
+    }
   }
 
   write(name: string, records: T[]): Segment<T> {

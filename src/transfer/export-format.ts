@@ -16,7 +16,10 @@ export const EXPORT_VERSION = 1
 /** ISO 8601 in UTC as mem writes it (`2026-01-31T09:15:00.000Z`), and a real date. */
 export const UtcTimestamp = v.pipe(
   v.string(),
-  v.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/, 'must be an ISO 8601 time in UTC such as 2026-01-31T09:15:00.000Z'),
+  v.regex(
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/,
+    'must be an ISO 8601 time in UTC such as 2026-01-31T09:15:00.000Z',
+  ),
   v.check((s) => !Number.isNaN(Date.parse(s)), 'is not a real date and time'),
 )
 
@@ -59,8 +62,13 @@ export const CheckpointLine = v.pipe(
     agent_id: AgentId,
     id: CheckpointId,
     created_at: UtcTimestamp,
-    label: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.labelLength, `must be at most ${LIMITS.labelLength} characters`))),
-    state: v.pipe(JsonObject, v.check((s) => !jsonDepthExceeds(s, LIMITS.jsonDepth), depthMessage)),
+    label: v.optional(
+      v.pipe(v.string(), v.maxLength(LIMITS.labelLength, `must be at most ${LIMITS.labelLength} characters`)),
+    ),
+    state: v.pipe(
+      JsonObject,
+      v.check((s) => !jsonDepthExceeds(s, LIMITS.jsonDepth), depthMessage),
+    ),
     messages: v.optional(
       v.pipe(
         v.array(v.unknown(), 'must be an array'),
@@ -69,13 +77,17 @@ export const CheckpointLine = v.pipe(
       ),
     ),
   }),
-  v.check((cp) => jsonBytes({state: cp.state, messages: cp.messages}) <= LIMITS.checkpointBytes, `state and messages together must be at most ${LIMITS.checkpointBytes} bytes of JSON`),
+  v.check(
+    (cp) => jsonBytes({state: cp.state, messages: cp.messages}) <= LIMITS.checkpointBytes,
+    `state and messages together must be at most ${LIMITS.checkpointBytes} bytes of JSON`,
+  ),
 )
 export type CheckpointLine = v.InferOutput<typeof CheckpointLine>
 
 /** A fact line's timestamps must tell one story: marks come in pairs and never before the fact. */
 export function factLineProblem(line: FactLine): string | undefined {
-  if ((line.superseded_by === undefined) !== (line.superseded_at === undefined)) return 'superseded_by and superseded_at must be given together'
+  if ((line.superseded_by === undefined) !== (line.superseded_at === undefined))
+    return 'superseded_by and superseded_at must be given together'
   if (line.supersedes?.includes(line.id)) return 'a fact cannot supersede itself'
   if (line.superseded_by === line.id) return 'a fact cannot be superseded by itself'
   return undefined
@@ -97,7 +109,13 @@ export function exportJson(value: unknown): string {
 }
 
 export function headerLine(memVersion: string, exportedAt: string): HeaderLine {
-  return {type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: exportedAt, mem_version: memVersion}
+  return {
+    type: 'header',
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exported_at: exportedAt,
+    mem_version: memVersion,
+  }
 }
 
 export function factLine(agent: string, fact: FactRecord): Record<string, unknown> {

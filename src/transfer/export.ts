@@ -47,13 +47,22 @@ export async function planExport(ctx: OperationContext, raw: ExportInput, memVer
   else {
     const agent = resolveAgent(ctx, input.agent_id)
     if (!known.includes(agent)) {
-      throw new MemError('not_found', `No agent "${agent}" found in this store${known.length > 0 ? `; agents: ${known.join(', ')}` : ' (it is empty)'}. Use --agent ID or --all.`)
+      throw new MemError(
+        'not_found',
+        `No agent "${agent}" found in this store${known.length > 0 ? `; agents: ${known.join(', ')}` : ' (it is empty)'}. Use --agent ID or --all.`,
+      )
     }
     agents = [agent]
   }
-  const read = async (agent: string) => ({agent, facts: await ctx.store.listFacts(agent), checkpoints: await ctx.store.listCheckpoints(agent)})
+  const read = async (agent: string) => ({
+    agent,
+    facts: await ctx.store.listFacts(agent),
+    checkpoints: await ctx.store.listCheckpoints(agent),
+  })
   // One agent alone fails as it always did; with --all a damaged agent is left out and named.
-  const {read: done, unreadable: missing} = input.all ? await readEachAgent(agents, read) : {read: [{value: await read(agents[0]!)}], unreadable: []}
+  const {read: done, unreadable: missing} = input.all
+    ? await readEachAgent(agents, read)
+    : {read: [{value: await read(agents[0]!)}], unreadable: []}
   const data: {agent: string; facts: FactRecord[]; checkpoints: CheckpointRecord[]}[] = done.map((d) => d.value)
   const summary: ExportSummary = {
     format: EXPORT_FORMAT,
@@ -78,7 +87,11 @@ export async function planExport(ctx: OperationContext, raw: ExportInput, memVer
 }
 
 export function exportProse(summary: ExportSummary): string {
-  const who = summary.agents.length === 1 ? `agent ${summary.agents[0]!.agent_id}` : plural(summary.agents.length, 'agent')
-  const left = summary.missing.length === 0 ? '' : ` Left out ${plural(summary.missing.length, 'agent')} that could not be read: ${summary.missing.map((m) => m.agent_id).join(', ')}.`
+  const who =
+    summary.agents.length === 1 ? `agent ${summary.agents[0]!.agent_id}` : plural(summary.agents.length, 'agent')
+  const left =
+    summary.missing.length === 0
+      ? ''
+      : ` Left out ${plural(summary.missing.length, 'agent')} that could not be read: ${summary.missing.map((m) => m.agent_id).join(', ')}.`
   return `Exported ${plural(summary.facts, 'fact')} and ${plural(summary.checkpoints, 'checkpoint')} of ${who}${summary.file ? ` to ${summary.file}` : ''}.${left}`
 }

@@ -8,8 +8,22 @@ import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.
 import {describeIssue} from '../store/format.js'
 import {newId} from '../store/ids.js'
 import {isLive} from '../store/records.js'
-import {PartialImport, type CheckpointRecord, type FactRecord, type ImportBatch, type ImportResult} from '../store/store.js'
-import {CheckpointLine, EXPORT_FORMAT, EXPORT_VERSION, FactLine, HeaderLine, factLineProblem, toRecord} from './export-format.js'
+import {
+  PartialImport,
+  type CheckpointRecord,
+  type FactRecord,
+  type ImportBatch,
+  type ImportResult,
+} from '../store/store.js'
+import {
+  CheckpointLine,
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  FactLine,
+  HeaderLine,
+  factLineProblem,
+  toRecord,
+} from './export-format.js'
 import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-server-format.js'
 import {TRANSCRIPT_FORMAT, TurnLine, turnFact} from './transcript-format.js'
 import type {OnProgress} from './progress.js'
@@ -46,10 +60,17 @@ export type ImportReport = v.InferOutput<typeof ImportReport>
 export class ImportRejected extends MemError {
   constructor(readonly report: ImportReport) {
     const shown = report.rejected.slice(0, 20).map((r) => `  line ${r.line}: ${r.message}`)
-    const more = report.rejected.length > shown.length ? [`  … and ${report.rejected.length - shown.length} more (--json lists them all)`] : []
+    const more =
+      report.rejected.length > shown.length
+        ? [`  … and ${report.rejected.length - shown.length} more (--json lists them all)`]
+        : []
     super(
       'invalid_input',
-      [`${plural(report.rejected.length, 'line')} rejected; nothing was imported. Fix the lines, or import the rest with --skip-invalid:`, ...shown, ...more].join('\n'),
+      [
+        `${plural(report.rejected.length, 'line')} rejected; nothing was imported. Fix the lines, or import the rest with --skip-invalid:`,
+        ...shown,
+        ...more,
+      ].join('\n'),
     )
   }
 }
@@ -69,7 +90,11 @@ interface Parsed {
  * already present, or wrong; only then (and only if nothing is wrong, unless asked) does
  * it write, one locked write per agent.
  */
-export async function importRecords(ctx: OperationContext, raw: ImportInput, onProgress?: OnProgress): Promise<ImportReport> {
+export async function importRecords(
+  ctx: OperationContext,
+  raw: ImportInput,
+  onProgress?: OnProgress,
+): Promise<ImportReport> {
   const input = parseInput(ImportInput, raw)
   const parsed = parseLines(ctx, input, onProgress)
   const {batches, skipped, rejected} = await plan(ctx, parsed)
@@ -94,13 +119,24 @@ export async function importRecords(ctx: OperationContext, raw: ImportInput, onP
       checkpoints: sortByTime(batch.checkpoints.map((p) => p.record)),
       marks: batch.marks.map((m) => ({id: m.id, patch: m.patch})),
     }
-    const result = input.dry_run ? {facts: records.facts.map((f) => f.id), checkpoints: records.checkpoints.map((c) => c.id), marked: batch.marks.map((m) => m.id)} : await writeBatch(ctx, agent, records, report)
+    const result = input.dry_run
+      ? {
+          facts: records.facts.map((f) => f.id),
+          checkpoints: records.checkpoints.map((c) => c.id),
+          marked: batch.marks.map((m) => m.id),
+        }
+      : await writeBatch(ctx, agent, records, report)
     // Another process may have added the same ids, or changed the same facts, since the plan was made.
     const addedIds = new Set([...result.facts, ...result.checkpoints])
-    for (const [id, line] of lineOf) if (!addedIds.has(id)) report.skipped.push({line, message: `${id} was added meanwhile by another mem process`})
+    for (const [id, line] of lineOf)
+      if (!addedIds.has(id)) report.skipped.push({line, message: `${id} was added meanwhile by another mem process`})
     const markedIds = new Set(result.marked)
     for (const m of batch.marks) {
-      if (markedIds.has(m.id)) report.updated.push({line: m.line, message: `fact ${m.id} of agent ${agent} was ${m.patch.deleted_at ? 'deleted' : `replaced by ${m.patch.superseded_by}`} since it was stored`})
+      if (markedIds.has(m.id))
+        report.updated.push({
+          line: m.line,
+          message: `fact ${m.id} of agent ${agent} was ${m.patch.deleted_at ? 'deleted' : `replaced by ${m.patch.superseded_by}`} since it was stored`,
+        })
       else report.skipped.push({line: m.line, message: `fact ${m.id} was changed meanwhile by another mem process`})
     }
     report.agents.push({agent_id: agent, facts: result.facts.length, checkpoints: result.checkpoints.length})
@@ -115,13 +151,22 @@ export async function importRecords(ctx: OperationContext, raw: ImportInput, onP
 }
 
 /** One agent's locked write; a failure says what the import had stored by then, and that a re-run is safe. */
-async function writeBatch(ctx: OperationContext, agent: string, records: ImportBatch, report: ImportReport): Promise<ImportResult> {
+async function writeBatch(
+  ctx: OperationContext,
+  agent: string,
+  records: ImportBatch,
+  report: ImportReport,
+): Promise<ImportResult> {
   try {
     return await ctx.store.importRecords(agent, records)
   } catch (error) {
     if (!(error instanceof MemError) || error.code !== 'io_error') throw error
-    const before = report.agents.length === 0 ? '' : ` ${plural(report.added.facts, 'fact')} and ${plural(report.added.checkpoints, 'checkpoint')} of ${plural(report.agents.length, 'agent')} before it were imported in full.`
-    const again = error instanceof PartialImport ? '' : ' Running the import again is safe: it skips what is already stored.'
+    const before =
+      report.agents.length === 0
+        ? ''
+        : ` ${plural(report.added.facts, 'fact')} and ${plural(report.added.checkpoints, 'checkpoint')} of ${plural(report.agents.length, 'agent')} before it were imported in full.`
+    const again =
+      error instanceof PartialImport ? '' : ' Running the import again is safe: it skips what is already stored.'
     throw new MemError('io_error', `The import stopped at agent "${agent}": ${error.message}${before}${again}`)
   }
 }
@@ -157,20 +202,28 @@ interface RawLine {
   importedAt: number
 }
 
-function parseLine(ctx: OperationContext, input: v.InferOutput<typeof ImportInput>, {line, text, first, importedAt}: RawLine): {planned: Planned[]; format: string} {
+function parseLine(
+  ctx: OperationContext,
+  input: v.InferOutput<typeof ImportInput>,
+  {line, text, first, importedAt}: RawLine,
+): {planned: Planned[]; format: string} {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
     throw new Error(`not valid JSON (${(error as Error).message})`)
   }
-  const type = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as {type?: unknown}).type : undefined
+  const type =
+    typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as {type?: unknown}).type : undefined
   switch (type) {
     case 'header': {
       const header = check(HeaderLine, json, 'header')
       if (!first) throw new Error('the header must be the first line')
       if (header.version > EXPORT_VERSION) {
-        throw new MemError('unsupported_version', `this file is ${EXPORT_FORMAT} version ${header.version}, written by a newer mem; this mem reads up to version ${EXPORT_VERSION}. Upgrade mem to import it; nothing was imported.`)
+        throw new MemError(
+          'unsupported_version',
+          `this file is ${EXPORT_FORMAT} version ${header.version}, written by a newer mem; this mem reads up to version ${EXPORT_VERSION}. Upgrade mem to import it; nothing was imported.`,
+        )
       }
       return {planned: [], format: EXPORT_FORMAT}
     }
@@ -178,34 +231,64 @@ function parseLine(ctx: OperationContext, input: v.InferOutput<typeof ImportInpu
       const fact = check(FactLine, json, 'fact')
       const problem = factLineProblem(fact)
       if (problem) throw new Error(`fact: ${problem}`)
-      return {planned: [{line, agent: input.agent_id ?? fact.agent_id, kind: 'fact', record: toRecord(fact), byContent: false}], format: EXPORT_FORMAT}
+      return {
+        planned: [
+          {line, agent: input.agent_id ?? fact.agent_id, kind: 'fact', record: toRecord(fact), byContent: false},
+        ],
+        format: EXPORT_FORMAT,
+      }
     }
     case 'checkpoint': {
       const cp = check(CheckpointLine, json, 'checkpoint')
-      return {planned: [{line, agent: input.agent_id ?? cp.agent_id, kind: 'checkpoint', record: toRecord(cp)}], format: EXPORT_FORMAT}
+      return {
+        planned: [{line, agent: input.agent_id ?? cp.agent_id, kind: 'checkpoint', record: toRecord(cp)}],
+        format: EXPORT_FORMAT,
+      }
     }
     case 'turn': {
       const turn = check(TurnLine, json, 'turn')
       const fact = turnFact(turn)
       const agent = input.agent_id ?? turn.agent_id ?? resolveAgent(ctx, undefined)
-      return {planned: [{line, agent, kind: 'fact', record: {id: newId(Date.parse(fact.created_at)), ...fact}, byContent: true}], format: TRANSCRIPT_FORMAT}
+      return {
+        planned: [
+          {line, agent, kind: 'fact', record: {id: newId(Date.parse(fact.created_at)), ...fact}, byContent: true},
+        ],
+        format: TRANSCRIPT_FORMAT,
+      }
     }
     case 'entity':
     case 'relation': {
-      const facts = type === 'entity' ? entityFacts(check(EntityLine, json, 'entity')) : [relationFact(check(RelationLine, json, 'relation'))]
+      const facts =
+        type === 'entity'
+          ? entityFacts(check(EntityLine, json, 'entity'))
+          : [relationFact(check(RelationLine, json, 'relation'))]
       const agent = resolveAgent(ctx, input.agent_id)
       const created_at = new Date(importedAt).toISOString()
-      const planned = facts.map((f) => ({line, agent, kind: 'fact' as const, record: {id: newId(importedAt), content: f.content, tags: f.tags, created_at}, byContent: true}))
+      const planned = facts.map((f) => ({
+        line,
+        agent,
+        kind: 'fact' as const,
+        record: {id: newId(importedAt), content: f.content, tags: f.tags, created_at},
+        byContent: true,
+      }))
       return {planned, format: 'mcp-memory'}
     }
     default:
-      throw new Error('each line must be a JSON object whose "type" is header, fact or checkpoint (mem export), turn (a conversation transcript), or entity or relation (MCP memory server)')
+      throw new Error(
+        'each line must be a JSON object whose "type" is header, fact or checkpoint (mem export), turn (a conversation transcript), or entity or relation (MCP memory server)',
+      )
   }
 }
 
 function check<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
   const result = v.safeParse(schema, value)
-  if (!result.success) throw new Error(`${what}: ${result.issues.slice(0, 3).map((i) => describeIssue(i)).join('; ')}`)
+  if (!result.success)
+    throw new Error(
+      `${what}: ${result.issues
+        .slice(0, 3)
+        .map((i) => describeIssue(i))
+        .join('; ')}`,
+    )
   return result.output
 }
 
@@ -216,7 +299,10 @@ interface AgentBatch {
 }
 
 /** Compares each record with what the agent already has and with earlier lines. */
-async function plan(ctx: OperationContext, parsed: Parsed): Promise<{batches: Map<string, AgentBatch>; skipped: LineNote[]; rejected: LineNote[]}> {
+async function plan(
+  ctx: OperationContext,
+  parsed: Parsed,
+): Promise<{batches: Map<string, AgentBatch>; skipped: LineNote[]; rejected: LineNote[]}> {
   const batches = new Map<string, AgentBatch>()
   const skipped: LineNote[] = []
   const rejected: LineNote[] = []
@@ -241,8 +327,13 @@ async function plan(ctx: OperationContext, parsed: Parsed): Promise<{batches: Ma
       const what = `${p.kind} ${p.record.id}`
       if (p.kind === 'fact' && p.byContent) {
         const key = contentKey(p.record)
-        if (storedContent.has(key)) skipped.push({line: p.line, message: `agent ${agent} already has the fact "${p.record.content}"`})
-        else if (earlierContent.has(key)) skipped.push({line: p.line, message: `repeats the fact "${p.record.content}" of line ${earlierContent.get(key)}`})
+        if (storedContent.has(key))
+          skipped.push({line: p.line, message: `agent ${agent} already has the fact "${p.record.content}"`})
+        else if (earlierContent.has(key))
+          skipped.push({
+            line: p.line,
+            message: `repeats the fact "${p.record.content}" of line ${earlierContent.get(key)}`,
+          })
         else {
           earlierContent.set(key, p.line)
           batch.facts.push(p)
@@ -252,14 +343,30 @@ async function plan(ctx: OperationContext, parsed: Parsed): Promise<{batches: Ma
       const have = stored.get(p.record.id)
       const seen = earlier.get(p.record.id)
       if (have !== undefined) {
-        const history = p.kind === 'fact' ? compareHistory(have as FactRecord, p.record) : isDeepStrictEqual(have, p.record) ? 'same' : 'different'
+        const history =
+          p.kind === 'fact'
+            ? compareHistory(have as FactRecord, p.record)
+            : isDeepStrictEqual(have, p.record)
+              ? 'same'
+              : 'different'
         if (history === 'same') skipped.push({line: p.line, message: `agent ${agent} already has ${what}`})
-        else if (history === 'stored is later') skipped.push({line: p.line, message: `agent ${agent} already has ${what}, replaced or deleted since`})
-        else if (history === 'file is later' && p.kind === 'fact') batch.marks.push({line: p.line, id: p.record.id, patch: marksOf(p.record)})
-        else rejected.push({line: p.line, message: `agent ${agent} already has ${what} and it differs from this line; mem never overwrites a record on import`})
+        else if (history === 'stored is later')
+          skipped.push({line: p.line, message: `agent ${agent} already has ${what}, replaced or deleted since`})
+        else if (history === 'file is later' && p.kind === 'fact')
+          batch.marks.push({line: p.line, id: p.record.id, patch: marksOf(p.record)})
+        else
+          rejected.push({
+            line: p.line,
+            message: `agent ${agent} already has ${what} and it differs from this line; mem never overwrites a record on import`,
+          })
       } else if (seen !== undefined) {
-        if (isDeepStrictEqual(seen.record, p.record)) skipped.push({line: p.line, message: `repeats ${what} of line ${seen.line}`})
-        else rejected.push({line: p.line, message: `${what} was already given on line ${seen.line} with different content`})
+        if (isDeepStrictEqual(seen.record, p.record))
+          skipped.push({line: p.line, message: `repeats ${what} of line ${seen.line}`})
+        else
+          rejected.push({
+            line: p.line,
+            message: `${what} was already given on line ${seen.line} with different content`,
+          })
       } else {
         earlier.set(p.record.id, p)
         if (p.kind === 'fact') {
@@ -283,7 +390,10 @@ function marksOf(fact: FactRecord): Partial<FactRecord> {
  * The same fact in two places differs only in its history marks when one copy was replaced
  * or deleted after the other was made. Anything else is a different record under one id.
  */
-function compareHistory(stored: FactRecord, line: FactRecord): 'same' | 'stored is later' | 'file is later' | 'different' {
+function compareHistory(
+  stored: FactRecord,
+  line: FactRecord,
+): 'same' | 'stored is later' | 'file is later' | 'different' {
   if (isDeepStrictEqual(stored, line)) return 'same'
   const strip = (f: FactRecord): FactRecord => {
     const copy = {...f}
@@ -302,7 +412,11 @@ function compareHistory(stored: FactRecord, line: FactRecord): 'same' | 'stored 
  * "thanks" more than once).
  */
 function contentKey(fact: FactRecord): string {
-  return JSON.stringify([fact.content, [...fact.tags].sort(), ...(fact.thread === undefined ? [] : [fact.thread, fact.created_at])])
+  return JSON.stringify([
+    fact.content,
+    [...fact.tags].sort(),
+    ...(fact.thread === undefined ? [] : [fact.thread, fact.created_at]),
+  ])
 }
 
 function sortById(facts: FactRecord[]): FactRecord[] {
@@ -317,9 +431,15 @@ function sortByTime(checkpoints: CheckpointRecord[]): CheckpointRecord[] {
 export function importProse(report: ImportReport): string {
   const verb = report.dry_run ? 'Would import' : 'Imported'
   const perAgent = report.agents.map((a) => `${a.agent_id}: ${a.facts}/${a.checkpoints}`).join(', ')
-  const lines = [`${verb} ${plural(report.added.facts, 'fact')} and ${plural(report.added.checkpoints, 'checkpoint')}${perAgent ? ` (facts/checkpoints per agent: ${perAgent})` : ''}.`]
-  if (report.updated.length > 0) lines.push(`${report.dry_run ? 'Would mark' : 'Marked'} ${plural(report.updated.length, 'stored fact')} replaced or deleted, as the file shows: ${lineList(report.updated)}.`)
-  if (report.skipped.length > 0) lines.push(`Skipped ${plural(report.skipped.length, 'record')} already present: ${lineList(report.skipped)}.`)
+  const lines = [
+    `${verb} ${plural(report.added.facts, 'fact')} and ${plural(report.added.checkpoints, 'checkpoint')}${perAgent ? ` (facts/checkpoints per agent: ${perAgent})` : ''}.`,
+  ]
+  if (report.updated.length > 0)
+    lines.push(
+      `${report.dry_run ? 'Would mark' : 'Marked'} ${plural(report.updated.length, 'stored fact')} replaced or deleted, as the file shows: ${lineList(report.updated)}.`,
+    )
+  if (report.skipped.length > 0)
+    lines.push(`Skipped ${plural(report.skipped.length, 'record')} already present: ${lineList(report.skipped)}.`)
   if (report.rejected.length > 0) {
     lines.push(`Rejected ${plural(report.rejected.length, 'line')} (left out):`)
     for (const r of report.rejected.slice(0, 20)) lines.push(`  line ${r.line}: ${r.message}`)

@@ -7,7 +7,7 @@ const CHUNK = 256 * 1024
 /** Writes all of `text`: a write to a pipe or a device may take only part of it. */
 function writeAll(fd: number, text: string): void {
   const bytes = Buffer.from(text, 'utf8')
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at)
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at)
 }
 
 /** Writes lines to an open file, FIFO or device, in chunks, telling `onProgress` how far it got. */
@@ -27,7 +27,11 @@ export function writeLinesToFd(fd: number, lines: Iterable<string>, total: numbe
 }
 
 /** Writes lines to stdout, waiting when the reader is slower; a reader that goes away (| head) ends it quietly. */
-export async function writeLinesToStdout(lines: Iterable<string>, total: number, onProgress?: OnProgress): Promise<void> {
+export async function writeLinesToStdout(
+  lines: Iterable<string>,
+  total: number,
+  onProgress?: OnProgress,
+): Promise<void> {
   const out = process.stdout
   let closed = false
   out.on('error', (error: NodeJS.ErrnoException) => {

@@ -36,13 +36,19 @@ export const RELATION_TAG = 'relation'
 export function entityFacts(line: EntityLine): NewFact[] {
   const tags = line.entityType.trim() === '' ? [] : [entityTag(line.entityType)]
   const name = line.name.trim()
-  const texts = line.observations.length > 0 ? line.observations.map((o) => `${name}: ${o.trim()}`) : [`${name}: ${line.entityType.trim() || 'entity'}`]
+  const texts =
+    line.observations.length > 0
+      ? line.observations.map((o) => `${name}: ${o.trim()}`)
+      : [`${name}: ${line.entityType.trim() || 'entity'}`]
   return texts.map((content) => ({content: checked(Content, content, 'the resulting fact'), tags}))
 }
 
 export function relationFact(line: RelationLine): NewFact {
   const verb = line.relationType.trim().replace(/_+/g, ' ')
-  return {content: checked(Content, `${line.from.trim()} ${verb} ${line.to.trim()}`, 'the resulting fact'), tags: [RELATION_TAG]}
+  return {
+    content: checked(Content, `${line.from.trim()} ${verb} ${line.to.trim()}`, 'the resulting fact'),
+    tags: [RELATION_TAG],
+  }
 }
 
 /** An entity type becomes a tag: spaces turn into dashes, case is kept. */

@@ -1,5 +1,15 @@
 import {randomBytes} from 'node:crypto'
-import {closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, renameSync, statSync, type Stats} from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  statSync,
+  type Stats,
+} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
 import {MemError} from '../errors.js'
@@ -27,7 +37,10 @@ export function writeLinesToPath(path: string, lines: Iterable<string>, total: n
 const IN_PLACE = 'a character device or a FIFO'
 
 function refuse(path: string, what: string): never {
-  throw new MemError('invalid_input', `--output ${path} ${what}. Give the path of a regular file (it is replaced whole), ${IN_PLACE}, or "-" for stdout.`)
+  throw new MemError(
+    'invalid_input',
+    `--output ${path} ${what}. Give the path of a regular file (it is replaced whole), ${IN_PLACE}, or "-" for stdout.`,
+  )
 }
 
 /** True for a target written in place, false for one replaced whole; throws for one refused. */
@@ -38,7 +51,11 @@ function writesInPlace(path: string): boolean {
   const target = own.isSymbolicLink() ? statSync(path, {throwIfNoEntry: false}) : own
   if (target === undefined) refuse(path, 'is a symbolic link to nothing; mem does not create files through links')
   if (isInPlace(target)) return true
-  if (own.isSymbolicLink()) refuse(path, `is a symbolic link to a ${kindOf(target)}; mem does not write through links to files (a planted link could aim the export at one of yours)`)
+  if (own.isSymbolicLink())
+    refuse(
+      path,
+      `is a symbolic link to a ${kindOf(target)}; mem does not write through links to files (a planted link could aim the export at one of yours)`,
+    )
   return refuse(path, `is a ${kindOf(target)}, which an export would damage or cannot open`)
 }
 
@@ -59,7 +76,8 @@ function writeInPlace(path: string, lines: Iterable<string>, total: number, onPr
   const fd = openSync(path, constants.O_WRONLY | constants.O_NOCTTY)
   try {
     const opened = fstatSync(fd)
-    if (!isInPlace(opened)) refuse(path, `changed into a ${kindOf(opened)} while it was being opened; nothing was written`)
+    if (!isInPlace(opened))
+      refuse(path, `changed into a ${kindOf(opened)} while it was being opened; nothing was written`)
     writeLinesToFd(fd, lines, total, onProgress)
   } finally {
     closeSync(fd)

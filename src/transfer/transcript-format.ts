@@ -22,7 +22,10 @@ export const TurnLine = v.strictObject({
   text: Content,
   time: v.pipe(
     v.string(),
-    v.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/, 'must be an ISO 8601 time with a zone, such as 2026-01-31T09:15:00Z or 2026-01-31T10:15:00+01:00'),
+    v.regex(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/,
+      'must be an ISO 8601 time with a zone, such as 2026-01-31T09:15:00Z or 2026-01-31T10:15:00+01:00',
+    ),
     v.check((s) => !Number.isNaN(Date.parse(s)), 'is not a real date and time'),
   ),
   agent_id: v.optional(AgentId),
@@ -35,6 +38,12 @@ export const TRANSCRIPT_FORMAT = 'transcript'
 /** The fact a turn becomes, or a reason it cannot. */
 export function turnFact(turn: TurnLine): {content: string; tags: string[]; thread: string; created_at: string} {
   const content = `${turn.speaker}: ${turn.text}`
-  if (content.length > LIMITS.contentLength) throw new Error(`turn: speaker and text together must be at most ${LIMITS.contentLength} characters`)
-  return {content, tags: turn.tags ?? [], thread: turn.conversation, created_at: new Date(Date.parse(turn.time)).toISOString()}
+  if (content.length > LIMITS.contentLength)
+    throw new Error(`turn: speaker and text together must be at most ${LIMITS.contentLength} characters`)
+  return {
+    content,
+    tags: turn.tags ?? [],
+    thread: turn.conversation,
+    created_at: new Date(Date.parse(turn.time)).toISOString(),
+  }
 }

@@ -46,22 +46,27 @@ export interface Backend {
 export const BROWSE_LIMIT = 100
 
 export function operationsBackend(ctx: OperationContext): Backend {
-  const reflect = async (input: Record<string, unknown>): Promise<string> => memoryReflect.prose(await runOperation(memoryReflect, ctx, input))
+  const reflect = async (input: Record<string, unknown>): Promise<string> =>
+    memoryReflect.prose(await runOperation(memoryReflect, ctx, input))
   return {
     async facts(agent, query) {
       if (query.trim() === '') return (await runOperation(factList, ctx, {agent_id: agent, limit: BROWSE_LIMIT})).facts
-      return (await runOperation(memorySearch, ctx, {agent_id: agent, query, limit: BROWSE_LIMIT, as_you_type: true})).facts
+      return (await runOperation(memorySearch, ctx, {agent_id: agent, query, limit: BROWSE_LIMIT, as_you_type: true}))
+        .facts
     },
     history: (agent, factId) => runOperation(factHistory, ctx, {agent_id: agent, fact_id: factId}),
     agents: async () => (await runOperation(agentList, ctx, {})).agents,
-    checkpoints: async (agent) => (await runOperation(checkpointList, ctx, {agent_id: agent, limit: 10_000})).checkpoints,
-    checkpoint: (agent, id) => runOperation(checkpointResume, ctx, {agent_id: agent, checkpoint_id: id, include_messages: true}),
+    checkpoints: async (agent) =>
+      (await runOperation(checkpointList, ctx, {agent_id: agent, limit: 10_000})).checkpoints,
+    checkpoint: (agent, id) =>
+      runOperation(checkpointResume, ctx, {agent_id: agent, checkpoint_id: id, include_messages: true}),
     async add(agent, content, tags) {
       const payload = await runOperation(memoryReflect, ctx, {agent_id: agent, action: 'add', content, tags})
       return {notice: memoryReflect.prose(payload), factId: payload.fact_id}
     },
     // The editor shows every tag, so the tags it saves replace the fact's own, none included.
-    update: (agent, factId, content, tags) => reflect({agent_id: agent, action: 'update', fact_id: factId, content, tags}),
+    update: (agent, factId, content, tags) =>
+      reflect({agent_id: agent, action: 'update', fact_id: factId, content, tags}),
     remove: (agent, factId) => reflect({agent_id: agent, action: 'delete', fact_id: factId}),
   }
 }

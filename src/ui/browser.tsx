@@ -74,15 +74,39 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
   }, [pollMs])
 
   const {agent: current, query, generation} = state
-  useLoad(dispatch, async () => ({type: 'facts-loaded', agent: current, query, facts: await backend.facts(current, query)}), [backend, current, query, generation])
+  useLoad(
+    dispatch,
+    async () => ({type: 'facts-loaded', agent: current, query, facts: await backend.facts(current, query)}),
+    [backend, current, query, generation],
+  )
   const factId = screen.name === 'fact' ? screen.id : undefined
-  useLoad(dispatch, factId ? async () => ({type: 'history-loaded', history: await backend.history(current, factId)}) : undefined, [backend, current, factId, generation])
+  useLoad(
+    dispatch,
+    factId ? async () => ({type: 'history-loaded', history: await backend.history(current, factId)}) : undefined,
+    [backend, current, factId, generation],
+  )
   const agentsShown = screen.name === 'agents'
-  useLoad(dispatch, agentsShown ? async () => ({type: 'agents-loaded', agents: await backend.agents()}) : undefined, [backend, agentsShown, generation])
+  useLoad(dispatch, agentsShown ? async () => ({type: 'agents-loaded', agents: await backend.agents()}) : undefined, [
+    backend,
+    agentsShown,
+    generation,
+  ])
   const checkpointsShown = screen.name === 'checkpoints'
-  useLoad(dispatch, checkpointsShown ? async () => ({type: 'checkpoints-loaded', agent: current, checkpoints: await backend.checkpoints(current)}) : undefined, [backend, current, checkpointsShown, generation])
+  useLoad(
+    dispatch,
+    checkpointsShown
+      ? async () => ({type: 'checkpoints-loaded', agent: current, checkpoints: await backend.checkpoints(current)})
+      : undefined,
+    [backend, current, checkpointsShown, generation],
+  )
   const checkpointId = screen.name === 'checkpoint' ? screen.id : undefined
-  useLoad(dispatch, checkpointId ? async () => ({type: 'checkpoint-loaded', checkpoint: await backend.checkpoint(current, checkpointId)}) : undefined, [backend, current, checkpointId])
+  useLoad(
+    dispatch,
+    checkpointId
+      ? async () => ({type: 'checkpoint-loaded', checkpoint: await backend.checkpoint(current, checkpointId)})
+      : undefined,
+    [backend, current, checkpointId],
+  )
 
   const pending = state.pending
   useEffect(() => {
@@ -90,7 +114,10 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
     const write: Promise<{notice: string; factId?: string}> =
       pending.kind === 'add'
         ? backend.add(current, pending.content, pending.tags)
-        : (pending.kind === 'update' ? backend.update(current, pending.id, pending.content, pending.tags) : backend.remove(current, pending.id)).then((notice) => ({notice}))
+        : (pending.kind === 'update'
+            ? backend.update(current, pending.id, pending.content, pending.tags)
+            : backend.remove(current, pending.id)
+          ).then((notice) => ({notice}))
     // A write is never abandoned half-way: its outcome is reported even if the screen moved on.
     write.then(
       ({notice, factId}) => dispatch({type: 'written', notice, ...(factId === undefined ? {} : {added: factId})}),
@@ -111,7 +138,12 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
       <Box flexDirection="column" flexGrow={1} overflow="hidden">
         {body(state, bodyHeight, time)}
       </Box>
-      <StatusBar screen={screen.name} typing={state.typing && screen.name === 'facts'} notice={state.notice} error={state.error} />
+      <StatusBar
+        screen={screen.name}
+        typing={state.typing && screen.name === 'facts'}
+        notice={state.notice}
+        error={state.error}
+      />
     </Box>
   )
 }
@@ -119,7 +151,9 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
 function title(state: State): string {
   switch (state.screen.name) {
     case 'facts':
-      return state.factsFor === undefined ? 'facts' : `${state.facts.length} ${state.facts.length === 1 ? 'fact' : 'facts'}`
+      return state.factsFor === undefined
+        ? 'facts'
+        : `${state.facts.length} ${state.facts.length === 1 ? 'fact' : 'facts'}`
     case 'fact':
       return 'fact'
     case 'edit':
@@ -139,22 +173,54 @@ function body(state: State, height: number, now: Date) {
   const {screen} = state
   switch (screen.name) {
     case 'facts':
-      return <FactList facts={state.facts} selected={state.selected} query={state.query} height={height} now={now} loaded={state.factsFor !== undefined} />
+      return (
+        <FactList
+          facts={state.facts}
+          selected={state.selected}
+          query={state.query}
+          height={height}
+          now={now}
+          loaded={state.factsFor !== undefined}
+        />
+      )
     case 'fact':
       return <FactDetail factId={screen.id} history={state.history} now={now} height={height} scroll={state.scroll} />
     case 'edit':
-      return <Editor title={screen.id === undefined ? `New fact for agent ${inert(state.agent)}` : `Edit fact ${screen.id} (saves a new version)`} draft={screen.draft} busy={state.pending !== undefined} />
+      return (
+        <Editor
+          title={
+            screen.id === undefined
+              ? `New fact for agent ${inert(state.agent)}`
+              : `Edit fact ${screen.id} (saves a new version)`
+          }
+          draft={screen.draft}
+          busy={state.pending !== undefined}
+        />
+      )
     case 'confirm-delete':
       return (
         <ConfirmDelete
-          content={state.facts.find((f) => f.id === screen.id)?.content ?? state.history?.versions.find((f) => f.id === screen.id)?.content}
+          content={
+            state.facts.find((f) => f.id === screen.id)?.content ??
+            state.history?.versions.find((f) => f.id === screen.id)?.content
+          }
           busy={state.pending !== undefined}
         />
       )
     case 'agents':
-      return <AgentList agents={state.agents} selected={state.agentSelected} current={state.agent} height={height} now={now} />
+      return (
+        <AgentList
+          agents={state.agents}
+          selected={state.agentSelected}
+          current={state.agent}
+          height={height}
+          now={now}
+        />
+      )
     case 'checkpoints':
-      return <CheckpointList checkpoints={state.checkpoints} selected={state.checkpointSelected} height={height} now={now} />
+      return (
+        <CheckpointList checkpoints={state.checkpoints} selected={state.checkpointSelected} height={height} now={now} />
+      )
     case 'checkpoint':
       return <CheckpointView checkpoint={state.checkpoint} height={height} scroll={state.scroll} now={now} />
   }

@@ -75,7 +75,12 @@ export interface KeyPress {
 
 /** The key flags of one plain character: Enter, Backspace and Tab can arrive inside a run of text. */
 function keyOf(char: string, like: Key): Key {
-  return {...like, return: char === '\r' || char === '\n', backspace: char === '\u007f' || char === '\b', tab: char === '\t'}
+  return {
+    ...like,
+    return: char === '\r' || char === '\n',
+    backspace: char === '\u007f' || char === '\b',
+    tab: char === '\t',
+  }
 }
 
 /**
@@ -93,7 +98,9 @@ function presses(input: string, key: Key): [string, Key][] {
  * Applies a key press to the state it lands on. Doing this inside the reducer, not in the input
  * handler, means each key sees the screen the previous one left, however fast they come.
  */
-export function withKeys(reduce: (state: State, action: Action) => State): (state: State, action: Action | KeyPress) => State {
+export function withKeys(
+  reduce: (state: State, action: Action) => State,
+): (state: State, action: Action | KeyPress) => State {
   return (state, action) => {
     if (action.type !== 'key') return reduce(state, action)
     let next = state

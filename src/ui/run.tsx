@@ -32,7 +32,10 @@ export async function runBrowser(ctx: OperationContext, agent: string): Promise<
   for (const signal of SIGNALS) process.once(signal, onSignal)
   try {
     // Ctrl-C is a key the browser handles (src/ui/keys.ts), so that it can end with status 130 as shells expect.
-    const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} />, {exitOnCtrlC: false, patchConsole: false})
+    const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} />, {
+      exitOnCtrlC: false,
+      patchConsole: false,
+    })
     try {
       await app.waitUntilExit()
     } catch (error) {

@@ -11,7 +11,10 @@ export type Screen =
   | {name: 'checkpoint'; id: string}
 
 /** A write the browser has asked for and not yet seen finish; App runs it through the backend. */
-export type Write = {kind: 'add'; content: string; tags: string[]} | {kind: 'update'; id: string; content: string; tags: string[]} | {kind: 'delete'; id: string}
+export type Write =
+  | {kind: 'add'; content: string; tags: string[]}
+  | {kind: 'update'; id: string; content: string; tags: string[]}
+  | {kind: 'delete'; id: string}
 
 export interface State {
   agent: string
@@ -136,7 +139,9 @@ function open(state: State): State {
   switch (state.screen.name) {
     case 'facts': {
       const fact = selectedFact(state)
-      return fact ? {...state, screen: {name: 'fact', id: fact.id}, history: undefined, scroll: 0, typing: false} : state
+      return fact
+        ? {...state, screen: {name: 'fact', id: fact.id}, history: undefined, scroll: 0, typing: false}
+        : state
     }
     case 'agents': {
       const agent = state.agents[state.agentSelected]
@@ -146,7 +151,16 @@ function open(state: State): State {
         ...state,
         agent: agent.agent_id,
         screen: {name: 'facts'},
-        ...(switched ? {facts: [], factsFor: undefined, selected: 0, checkpoints: [], checkpointSelected: 0, notice: `Switched to agent ${agent.agent_id}.`} : {}),
+        ...(switched
+          ? {
+              facts: [],
+              factsFor: undefined,
+              selected: 0,
+              checkpoints: [],
+              checkpointSelected: 0,
+              notice: `Switched to agent ${agent.agent_id}.`,
+            }
+          : {}),
       }
     }
     case 'checkpoints': {
@@ -162,8 +176,10 @@ function open(state: State): State {
 
 function submit(state: State, screen: Extract<Screen, {name: 'edit'}>): State {
   const {content, tags} = splitDraft(screen.draft)
-  if (content === '') return {...state, error: 'A fact needs some text besides its #tags; type it, or press Esc to cancel.'}
-  const pending: Write = screen.id === undefined ? {kind: 'add', content, tags} : {kind: 'update', id: screen.id, content, tags}
+  if (content === '')
+    return {...state, error: 'A fact needs some text besides its #tags; type it, or press Esc to cancel.'}
+  const pending: Write =
+    screen.id === undefined ? {kind: 'add', content, tags} : {kind: 'update', id: screen.id, content, tags}
   return {...state, pending, error: undefined}
 }
 
@@ -175,7 +191,14 @@ function back(state: State): State {
       return {...state, screen: {name: 'facts'}, scroll: 0}
     case 'edit':
     case 'confirm-delete':
-      return {...state, screen: state.screen.from === 'fact' && state.screen.id !== undefined ? {name: 'fact', id: state.screen.id} : {name: 'facts'}, error: undefined}
+      return {
+        ...state,
+        screen:
+          state.screen.from === 'fact' && state.screen.id !== undefined
+            ? {name: 'fact', id: state.screen.id}
+            : {name: 'facts'},
+        error: undefined,
+      }
     case 'checkpoint':
       return {...state, screen: {name: 'checkpoints'}, scroll: 0}
     case 'facts':
@@ -195,10 +218,12 @@ export function reducer(state: State, action: Action): State {
     case 'stop-typing':
       return {...state, typing: false}
     case 'type':
-      if (state.screen.name === 'edit') return {...state, screen: {...state.screen, draft: state.screen.draft + action.text}, error: undefined}
+      if (state.screen.name === 'edit')
+        return {...state, screen: {...state.screen, draft: state.screen.draft + action.text}, error: undefined}
       return {...state, query: state.query + action.text, selected: 0}
     case 'erase':
-      if (state.screen.name === 'edit') return {...state, screen: {...state.screen, draft: [...state.screen.draft].slice(0, -1).join('')}}
+      if (state.screen.name === 'edit')
+        return {...state, screen: {...state.screen, draft: [...state.screen.draft].slice(0, -1).join('')}}
       return {...state, query: [...state.query].slice(0, -1).join(''), selected: 0}
     case 'open':
       return open(state)
@@ -211,15 +236,30 @@ export function reducer(state: State, action: Action): State {
     case 'show':
       return {...state, screen: {name: action.screen}, typing: false, notice: undefined, error: undefined}
     case 'add':
-      return {...state, screen: {name: 'edit', id: undefined, draft: '', from: 'facts'}, typing: false, notice: undefined, error: undefined}
+      return {
+        ...state,
+        screen: {name: 'edit', id: undefined, draft: '', from: 'facts'},
+        typing: false,
+        notice: undefined,
+        error: undefined,
+      }
     case 'edit': {
       const id = targetId(state)
       const fact = state.screen.name === 'fact' ? state.history?.versions.find((f) => f.id === id) : selectedFact(state)
-      return id && fact ? {...state, screen: {name: 'edit', id, draft: joinDraft(fact.content, fact.tags), from: from(state)}, notice: undefined, error: undefined} : state
+      return id && fact
+        ? {
+            ...state,
+            screen: {name: 'edit', id, draft: joinDraft(fact.content, fact.tags), from: from(state)},
+            notice: undefined,
+            error: undefined,
+          }
+        : state
     }
     case 'ask-delete': {
       const id = targetId(state)
-      return id ? {...state, screen: {name: 'confirm-delete', id, from: from(state)}, notice: undefined, error: undefined} : state
+      return id
+        ? {...state, screen: {name: 'confirm-delete', id, from: from(state)}, notice: undefined, error: undefined}
+        : state
     }
     case 'confirm':
       return state.screen.name === 'confirm-delete' ? {...state, pending: {kind: 'delete', id: state.screen.id}} : state
@@ -240,19 +280,42 @@ export function reducer(state: State, action: Action): State {
       return same(state.history, action.history) ? state : {...state, history: action.history}
     case 'agents-loaded': {
       if (same(state.agents, action.agents)) return state
-      const current = state.agents.length === 0 ? action.agents.findIndex((a) => a.agent_id === state.agent) : state.agentSelected
+      const current =
+        state.agents.length === 0 ? action.agents.findIndex((a) => a.agent_id === state.agent) : state.agentSelected
       return {...state, agents: action.agents, agentSelected: clamp(current, action.agents.length)}
     }
     case 'checkpoints-loaded':
       if (action.agent !== state.agent || same(state.checkpoints, action.checkpoints)) return state
-      return {...state, checkpoints: action.checkpoints, checkpointSelected: clamp(state.checkpointSelected, action.checkpoints.length)}
+      return {
+        ...state,
+        checkpoints: action.checkpoints,
+        checkpointSelected: clamp(state.checkpointSelected, action.checkpoints.length),
+      }
     case 'checkpoint-loaded':
       return {...state, checkpoint: action.checkpoint}
     case 'written':
       // The fact that was open is now replaced or deleted: the list is where the new state shows.
       // A fact just added shows in the full list, newest first, under the cursor; a search might not hold it.
-      if (action.added !== undefined) return {...state, pending: undefined, screen: {name: 'facts'}, query: '', typing: false, focus: action.added, notice: action.notice, error: undefined, generation: state.generation + 1}
-      return {...state, pending: undefined, screen: {name: 'facts'}, notice: action.notice, error: undefined, generation: state.generation + 1}
+      if (action.added !== undefined)
+        return {
+          ...state,
+          pending: undefined,
+          screen: {name: 'facts'},
+          query: '',
+          typing: false,
+          focus: action.added,
+          notice: action.notice,
+          error: undefined,
+          generation: state.generation + 1,
+        }
+      return {
+        ...state,
+        pending: undefined,
+        screen: {name: 'facts'},
+        notice: action.notice,
+        error: undefined,
+        generation: state.generation + 1,
+      }
     case 'failed':
       return {...state, pending: undefined, error: action.message}
   }

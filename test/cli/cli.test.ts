@@ -11,7 +11,15 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
 
   before(() => {
     home = tempHome()
-    const added = mem(home.home, ['add', 'Prefers pnpm as package manager', '--agent', 'alice', '--tag', 'tooling', '--json'])
+    const added = mem(home.home, [
+      'add',
+      'Prefers pnpm as package manager',
+      '--agent',
+      'alice',
+      '--tag',
+      'tooling',
+      '--json',
+    ])
     assert.equal(added.code, 0, added.stderr)
     factId = (JSON.parse(added.stdout) as {fact_id: string}).fact_id
   })
@@ -27,7 +35,9 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
   it('add reads the fact from stdin when no words are given', () => {
     const r = mem(home.home, ['add', '--agent', 'carol', '--json'], {input: 'Staging is read-only on Fridays\n'})
     assert.equal(r.code, 0, r.stderr)
-    const found = JSON.parse(mem(home.home, ['search', 'staging', '--agent', 'carol', '--json']).stdout) as {facts: {content: string}[]}
+    const found = JSON.parse(mem(home.home, ['search', 'staging', '--agent', 'carol', '--json']).stdout) as {
+      facts: {content: string}[]
+    }
     assert.equal(found.facts[0]?.content, 'Staging is read-only on Fridays')
   })
 
@@ -37,13 +47,18 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
     const payload = JSON.parse(r.stdout) as {query: string; facts: {id: string}[]}
     assert.equal(payload.query, 'package manager')
     assert.equal(payload.facts[0]?.id, factId)
-    const none = JSON.parse(mem(home.home, ['search', 'package', '--tag', 'ops', '--agent', 'alice', '--json']).stdout) as {count: number}
+    const none = JSON.parse(
+      mem(home.home, ['search', 'package', '--tag', 'ops', '--agent', 'alice', '--json']).stdout,
+    ) as {count: number}
     assert.equal(none.count, 0)
   })
 
   it('the agent comes from --agent, else MEM_AGENT, else "default"', () => {
     assert.match(mem(home.home, ['add', 'x1'], {env: {MEM_AGENT: 'envagent'}}).stdout, /agent envagent\./)
-    assert.match(mem(home.home, ['add', 'x2', '--agent', 'flagagent'], {env: {MEM_AGENT: 'envagent'}}).stdout, /agent flagagent\./)
+    assert.match(
+      mem(home.home, ['add', 'x2', '--agent', 'flagagent'], {env: {MEM_AGENT: 'envagent'}}).stdout,
+      /agent flagagent\./,
+    )
     assert.match(mem(home.home, ['add', 'x3']).stdout, /agent default\./)
   })
 
@@ -52,9 +67,22 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
     assert.equal(mem(home.home, ['save', '--agent', 'dave', '--state', '{"step":2}']).code, 0)
     const file = join(home.home, 'state.json')
     writeFileSync(file, '{"step":3,"todo":["x"]}')
-    const saved = mem(home.home, ['save', '--agent', 'dave', '--state-file', file, '--messages', '[{"role":"user"}]', '--json'])
+    const saved = mem(home.home, [
+      'save',
+      '--agent',
+      'dave',
+      '--state-file',
+      file,
+      '--messages',
+      '[{"role":"user"}]',
+      '--json',
+    ])
     assert.equal(saved.code, 0, saved.stderr)
-    const resumed = JSON.parse(mem(home.home, ['resume', '--agent', 'dave', '--json']).stdout) as {id: string; state: unknown; message_count: number}
+    const resumed = JSON.parse(mem(home.home, ['resume', '--agent', 'dave', '--json']).stdout) as {
+      id: string
+      state: unknown
+      message_count: number
+    }
     assert.equal(resumed.id, (JSON.parse(saved.stdout) as {checkpoint_id: string}).checkpoint_id)
     assert.deepEqual(resumed.state, {step: 3, todo: ['x']})
     assert.equal(resumed.message_count, 1)
@@ -65,23 +93,46 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
     assert.equal(r.code, 3)
     assert.equal(r.stdout, '')
     // The not-found text stays as it was; the line before it says erin has stored nothing at all.
-    assert.match(r.stderr, /^mem: no agent erin; known agents: [^\n]*\nError: No checkpoint found for agent "erin"\.\n$/)
+    assert.match(
+      r.stderr,
+      /^mem: no agent erin; known agents: [^\n]*\nError: No checkpoint found for agent "erin"\.\n$/,
+    )
     const j = mem(home.home, ['resume', '--agent', 'erin', '--json'])
-    assert.deepEqual(JSON.parse(j.stdout), {error: {code: 'no_checkpoint', message: 'No checkpoint found for agent "erin".'}})
+    assert.deepEqual(JSON.parse(j.stdout), {
+      error: {code: 'no_checkpoint', message: 'No checkpoint found for agent "erin".'},
+    })
     const e = mem(home.home, ['resume', '--agent', 'erin', '--on-missing', 'empty', '--json'])
     assert.equal(e.code, 0)
     assert.deepEqual(JSON.parse(e.stdout), {agent_id: 'erin', found: false})
   })
 
   it('reflect update and delete; an unknown fact id exits 3', () => {
-    const up = mem(home.home, ['reflect', 'update', '--agent', 'alice', '--fact', factId, '--content', 'Prefers bun', '--json'])
+    const up = mem(home.home, [
+      'reflect',
+      'update',
+      '--agent',
+      'alice',
+      '--fact',
+      factId,
+      '--content',
+      'Prefers bun',
+      '--json',
+    ])
     assert.equal(up.code, 0, up.stderr)
     const newId = (JSON.parse(up.stdout) as {fact_id: string}).fact_id
     const again = mem(home.home, ['reflect', 'update', '--agent', 'alice', '--fact', factId, '--content', 'x'])
     assert.equal(again.code, 3)
     assert.match(again.stderr, new RegExp(`was replaced by "${newId}"`))
     assert.equal(mem(home.home, ['reflect', 'delete', '--agent', 'alice', '--fact', newId]).code, 0)
-    const missing = mem(home.home, ['reflect', 'delete', '--agent', 'alice', '--fact', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--json'])
+    const missing = mem(home.home, [
+      'reflect',
+      'delete',
+      '--agent',
+      'alice',
+      '--fact',
+      '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      '--json',
+    ])
     assert.equal(missing.code, 3)
     assert.equal((JSON.parse(missing.stdout) as {error: {code: string}}).error.code, 'not_found')
   })
@@ -89,13 +140,33 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
   describe('bad input: a clear message, exit 2, and no file changes', () => {
     const cases: [string, string[], string | undefined, RegExp][] = [
       ['missing content', ['add', '--agent', 'alice'], '', /no fact to remember: give its text as words/],
-      ['state that is not an object', ['save', '--agent', 'alice', '--state', '[1,2]'], undefined, /state: must be a JSON object/],
-      ['state that is not JSON', ['save', '--agent', 'alice', '--state', '{step: 1}'], undefined, /state is not valid JSON/],
+      [
+        'state that is not an object',
+        ['save', '--agent', 'alice', '--state', '[1,2]'],
+        undefined,
+        /state: must be a JSON object/,
+      ],
+      [
+        'state that is not JSON',
+        ['save', '--agent', 'alice', '--state', '{step: 1}'],
+        undefined,
+        /state is not valid JSON/,
+      ],
       ['no state at all', ['save', '--agent', 'alice'], '', /no state given/],
-      ['an unknown action', ['reflect', 'rename', '--agent', 'alice', '--fact', '01ARZ3NDEKTSV4RRFFQ69G5FAV'], undefined, /action: must be one of add, update, delete, merge/],
+      [
+        'an unknown action',
+        ['reflect', 'rename', '--agent', 'alice', '--fact', '01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+        undefined,
+        /action: must be one of add, update, delete, merge/,
+      ],
       ['limit 0', ['search', 'x', '--limit', '0', '--agent', 'alice'], undefined, /limit: must be between 1 and 100/],
       ['a hostile agent id', ['add', 'x', '--agent', '../../etc'], undefined, /--agent: may use letters/],
-      ['a malformed fact id', ['reflect', 'delete', '--fact', '../x', '--agent', 'alice'], undefined, /--fact: must be a 26-character fact id/],
+      [
+        'a malformed fact id',
+        ['reflect', 'delete', '--fact', '../x', '--agent', 'alice'],
+        undefined,
+        /--fact: must be a 26-character fact id/,
+      ],
       ['an unknown flag', ['search', 'x', '--lmit', '3'], undefined, /Nonexistent flag: --lmit/],
       ['an unknown flag on a strict command', ['resume', '--agnt', 'x'], undefined, /Nonexistent flag: --agnt/],
     ]

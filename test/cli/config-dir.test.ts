@@ -9,7 +9,10 @@ import {ROOT} from '../helpers/mem.js'
 const KEYS = ['HOME', 'XDG_CONFIG_HOME', 'MEM_CONFIG_DIR'] as const
 
 /** Runs `check` with these variables set (undefined: unset), then puts the environment back. */
-async function withEnv(env: Partial<Record<(typeof KEYS)[number], string | undefined>>, check: () => Promise<void>): Promise<void> {
+async function withEnv(
+  env: Partial<Record<(typeof KEYS)[number], string | undefined>>,
+  check: () => Promise<void>,
+): Promise<void> {
   const saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]))
   try {
     for (const k of KEYS) {
@@ -46,10 +49,18 @@ describe('the config dir without oclif', () => {
     })
   }
 
-  it('follows oclif\'s Windows rules: LOCALAPPDATA, then the profile folder', () => {
-    const windows = {HOMEDRIVE: 'C:', HOMEPATH: '\\Users\\ada', USERPROFILE: 'D:\\ada', LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local'}
+  it("follows oclif's Windows rules: LOCALAPPDATA, then the profile folder", () => {
+    const windows = {
+      HOMEDRIVE: 'C:',
+      HOMEPATH: '\\Users\\ada',
+      USERPROFILE: 'D:\\ada',
+      LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local',
+    }
     assert.equal(configDir(windows, 'win32'), join('C:\\Users\\ada\\AppData\\Local', 'mem'))
-    assert.equal(configDir({...windows, LOCALAPPDATA: undefined}, 'win32'), join('C:', '\\Users\\ada', '.config', 'mem'))
+    assert.equal(
+      configDir({...windows, LOCALAPPDATA: undefined}, 'win32'),
+      join('C:', '\\Users\\ada', '.config', 'mem'),
+    )
     assert.equal(configDir({USERPROFILE: 'D:\\ada'}, 'win32'), join('D:\\ada', '.config', 'mem'))
     // Off Windows those variables mean nothing.
     assert.equal(configDir({...windows, HOME: '/home/ada'}, 'linux'), join('/home/ada', '.config', 'mem'))

@@ -16,7 +16,26 @@ import Resume from '../../src/commands/resume.js'
 import Search from '../../src/commands/search.js'
 
 /** Words, values and near-misses: repeats matter (oclif reorders repeated words), as do leading dashes. */
-const plain = fc.constantFrom('foo', 'the', 'deploy', 'ops', 'a=b', '', '5', '0', '-3', '10', '1.5', '12abc', 'last week', '2026-01-01', '-', '-5', '-x', '--')
+const plain = fc.constantFrom(
+  'foo',
+  'the',
+  'deploy',
+  'ops',
+  'a=b',
+  '',
+  '5',
+  '0',
+  '-3',
+  '10',
+  '1.5',
+  '12abc',
+  'last week',
+  '2026-01-01',
+  '-',
+  '-5',
+  '-x',
+  '--',
+)
 
 function tokens(spec: CommandSpec): fc.Arbitrary<string> {
   const specs: FlagSpecs = {...jsonFlag, ...spec.flags}
@@ -27,16 +46,43 @@ function tokens(spec: CommandSpec): fc.Arbitrary<string> {
     {arbitrary: fc.constantFrom(...names).map((n) => `--${n}`), weight: 4},
     {arbitrary: fc.tuple(fc.constantFrom(...names), plain).map(([n, v]) => `--${n}=${v}`), weight: 2},
     {arbitrary: fc.constantFrom(...chars).map((c) => `-${c}`), weight: 2},
-    {arbitrary: fc.tuple(fc.constantFrom(...chars), fc.constantFrom(...chars, '5', '=5', 'x')).map(([c, rest]) => `-${c}${rest}`), weight: 1},
-    {arbitrary: fc.constantFrom('-h', '--help', '--version', '--no-json', '--json=true', '--lim', '--agents', '--unknown', '-z', '--limit=', '--tag='), weight: 1},
+    {
+      arbitrary: fc
+        .tuple(fc.constantFrom(...chars), fc.constantFrom(...chars, '5', '=5', 'x'))
+        .map(([c, rest]) => `-${c}${rest}`),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.constantFrom(
+        '-h',
+        '--help',
+        '--version',
+        '--no-json',
+        '--json=true',
+        '--lim',
+        '--agents',
+        '--unknown',
+        '-z',
+        '--limit=',
+        '--tag=',
+      ),
+      weight: 1,
+    },
     {arbitrary: fc.string({maxLength: 6}), weight: 1},
   )
 }
 
 /** What oclif's parser makes of argv with the command class's own flags, or undefined when it rejects it. */
-async function oclifParse(command: {baseFlags: Interfaces.FlagInput; flags: Interfaces.FlagInput; strict: boolean}, argv: string[]) {
+async function oclifParse(
+  command: {baseFlags: Interfaces.FlagInput; flags: Interfaces.FlagInput; strict: boolean},
+  argv: string[],
+) {
   try {
-    const out = await Parser.parse(argv, {flags: {...command.baseFlags, ...command.flags}, args: {}, strict: command.strict})
+    const out = await Parser.parse(argv, {
+      flags: {...command.baseFlags, ...command.flags},
+      args: {},
+      strict: command.strict,
+    })
     return {words: wordsOf(out.raw), argv: out.argv as string[], flags: out.flags as Record<string, unknown>}
   } catch {
     return undefined
@@ -44,7 +90,12 @@ async function oclifParse(command: {baseFlags: Interfaces.FlagInput; flags: Inte
 }
 
 describe('the fast-path argv parser agrees with oclif', () => {
-  const commands = [['search', searchSpec, Search], ['add', addSpec, Add], ['list', listSpec, List], ['resume', resumeSpec, Resume]] as const
+  const commands = [
+    ['search', searchSpec, Search],
+    ['add', addSpec, Add],
+    ['list', listSpec, List],
+    ['resume', resumeSpec, Resume],
+  ] as const
   for (const [name, spec, command] of commands) {
     it(`mem ${name}: whenever it accepts, oclif gives the same words and flags; whenever oclif rejects, it declines`, async () => {
       let accepted = 0
@@ -72,7 +123,22 @@ describe('the fast-path argv parser agrees with oclif', () => {
   it('declines what it does not handle, so oclif answers', () => {
     const specs = {...jsonFlag, ...searchSpec.flags}
     assert.equal(parseFastArgv({...jsonFlag, ...listSpec.flags}, ['--all', 'stray'], listSpec.words), undefined)
-    for (const argv of [['--help'], ['-h'], ['foo', '--version'], ['--', 'foo'], ['-na', 'x'], ['-n5'], ['--json', '--json'], ['--limit', '1', '--limit', '2'], ['--limit'], ['--limit', 'ten'], ['--no-json'], ['--since', '-3'], ['--json=true'], ['-5']]) {
+    for (const argv of [
+      ['--help'],
+      ['-h'],
+      ['foo', '--version'],
+      ['--', 'foo'],
+      ['-na', 'x'],
+      ['-n5'],
+      ['--json', '--json'],
+      ['--limit', '1', '--limit', '2'],
+      ['--limit'],
+      ['--limit', 'ten'],
+      ['--no-json'],
+      ['--since', '-3'],
+      ['--json=true'],
+      ['-5'],
+    ]) {
       assert.equal(parseFastArgv(specs, argv), undefined, JSON.stringify(argv))
     }
   })
@@ -80,10 +146,13 @@ describe('the fast-path argv parser agrees with oclif', () => {
   it('reads the grammar it does handle, defaults included', () => {
     const specs = {...jsonFlag, ...searchSpec.flags}
     assert.deepEqual(parseFastArgv(specs, []), {words: [], flags: {limit: 10}})
-    assert.deepEqual(parseFastArgv(specs, ['deploy', 'steps', '-n', '3', '--tag=ops', '-t', 'ci', '--json', '--agent', 'alice']), {
-      words: ['deploy', 'steps'],
-      flags: {limit: 3, tag: ['ops', 'ci'], json: true, agent: 'alice'},
-    })
+    assert.deepEqual(
+      parseFastArgv(specs, ['deploy', 'steps', '-n', '3', '--tag=ops', '-t', 'ci', '--json', '--agent', 'alice']),
+      {
+        words: ['deploy', 'steps'],
+        flags: {limit: 3, tag: ['ops', 'ci'], json: true, agent: 'alice'},
+      },
+    )
     // A repeatable flag takes one value per use: the words after its value are words.
     assert.deepEqual(parseFastArgv(specs, ['--tag', 'a', 'b', '--json', 'c', '--tag', 'd', '--limit', '2', 'query']), {
       words: ['b', 'c', 'query'],

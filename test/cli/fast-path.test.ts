@@ -9,13 +9,22 @@ import {BIN, mem, tempHome, type RunResult} from '../helpers/mem.js'
 type Env = Record<string, string | undefined>
 
 /** One invocation of the built binary, through the fast path or forced through oclif. */
-function run(home: string, args: string[], path: 'fast' | 'oclif', options: {input?: string; env?: Env} = {}): RunResult {
-  return mem(home, args, {input: options.input, env: {...options.env, MEM_NO_FAST_PATH: path === 'oclif' ? '1' : undefined}})
+function run(
+  home: string,
+  args: string[],
+  path: 'fast' | 'oclif',
+  options: {input?: string; env?: Env} = {},
+): RunResult {
+  return mem(home, args, {
+    input: options.input,
+    env: {...options.env, MEM_NO_FAST_PATH: path === 'oclif' ? '1' : undefined},
+  })
 }
 
 /** Fact ids and times differ between two runs that store something; everything else must not. */
 function normalized(r: RunResult): RunResult {
-  const scrub = (text: string) => text.replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, '<id>').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
+  const scrub = (text: string) =>
+    text.replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, '<id>').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
   return {code: r.code, stdout: scrub(r.stdout), stderr: scrub(r.stderr)}
 }
 
@@ -23,7 +32,11 @@ describe('the fast path prints what oclif prints', () => {
   let home: ReturnType<typeof tempHome>
   before(() => {
     home = tempHome()
-    for (const args of [['Deploys happen on Tuesdays', '--tag', 'ops'], ['Deploy steps live in the runbook', '--tag', 'ops', '--tag', 'ci'], ['Alice prefers tea', '--agent', 'alice']]) {
+    for (const args of [
+      ['Deploys happen on Tuesdays', '--tag', 'ops'],
+      ['Deploy steps live in the runbook', '--tag', 'ops', '--tag', 'ci'],
+      ['Alice prefers tea', '--agent', 'alice'],
+    ]) {
       assert.equal(mem(home.home, ['add', ...args]).code, 0)
     }
     assert.equal(mem(home.home, ['save', '--agent', 'alice', '--state', '{"step":2,"todo":["ship"]}']).code, 0)
@@ -104,17 +117,22 @@ describe('the fast path prints what oclif prints', () => {
     const r = mem(home.home, ['add', 'the', 'cat', 'saw', 'the', 'dog', '--agent', 'order', '--json'])
     assert.equal(r.code, 0, r.stderr)
     for (const path of ['fast', 'oclif'] as const) {
-      const found = JSON.parse(run(home.home, ['search', 'cat', '--agent', 'order', '--json'], path).stdout) as {facts: {content: string}[]}
+      const found = JSON.parse(run(home.home, ['search', 'cat', '--agent', 'order', '--json'], path).stdout) as {
+        facts: {content: string}[]
+      }
       assert.equal(found.facts[0]?.content, 'the cat saw the dog')
     }
   })
 
-  it('finds the data in the same place without MEM_HOME: oclif\'s config dir', () => {
+  it("finds the data in the same place without MEM_HOME: oclif's config dir", () => {
     const env = {MEM_HOME: undefined, HOME: home.home, XDG_CONFIG_HOME: undefined, MEM_CONFIG_DIR: undefined}
     assert.equal(mem(home.home, ['add', 'Lives in the config dir', '--json'], {env}).code, 0)
     assert.ok(existsSync(join(home.home, '.config', 'mem', 'agents')), 'stored under $HOME/.config/mem')
     const listed = JSON.parse(mem(home.home, ['list', '--json'], {env}).stdout) as {facts: {content: string}[]}
-    assert.deepEqual(listed.facts.map((f) => f.content), ['Lives in the config dir'])
+    assert.deepEqual(
+      listed.facts.map((f) => f.content),
+      ['Lives in the config dir'],
+    )
   })
 })
 
@@ -128,14 +146,29 @@ describe('what the fast path loads', () => {
 
   /** The files of dist/ a run loaded that hold bundled oclif code, and the heavy packages it resolved. */
   function oclifAndHeavy(urls: string[]): string[] {
-    const bundledOclif = urls.filter((u) => u.startsWith('file:') && u.includes('/dist/') && readFileSync(fileURLToPath(u), 'utf8').includes('node_modules/@oclif/core/'))
+    const bundledOclif = urls.filter(
+      (u) =>
+        u.startsWith('file:') &&
+        u.includes('/dist/') &&
+        readFileSync(fileURLToPath(u), 'utf8').includes('node_modules/@oclif/core/'),
+    )
     return [...bundledOclif, ...packagesAmong(urls, '@oclif|ink|react|@modelcontextprotocol')]
   }
 
   it('mem search, add, list and resume never load @oclif/core, ink, react or the MCP SDK', () => {
-    for (const args of [['search', 'deploys'], ['search', 'deploys', '--json', '--since', 'last week', '-n', '3'], ['add', 'Standups are at ten', '--tag', 'team'], ['add', '--json', 'x', '-a', 'alice'], ['list', '--all'], ['resume', '--on-missing', 'empty']]) {
+    for (const args of [
+      ['search', 'deploys'],
+      ['search', 'deploys', '--json', '--since', 'last week', '-n', '3'],
+      ['add', 'Standups are at ten', '--tag', 'team'],
+      ['add', '--json', 'x', '-a', 'alice'],
+      ['list', '--all'],
+      ['resume', '--on-missing', 'empty'],
+    ]) {
       const urls = modulesResolvedBy(home.home, [BIN, ...args])
-      assert.ok(urls.some((u) => u.endsWith('/dist/fast.js')), `the trace saw mem load for ${args.join(' ')}`)
+      assert.ok(
+        urls.some((u) => u.endsWith('/dist/fast.js')),
+        `the trace saw mem load for ${args.join(' ')}`,
+      )
       assert.deepEqual(oclifAndHeavy(urls), [], `mem ${args.join(' ')}`)
     }
   })
@@ -144,7 +177,10 @@ describe('what the fast path loads', () => {
     const help = modulesResolvedBy(home.home, [BIN, 'search', '--help'])
     assert.ok(oclifAndHeavy(help).length > 0, 'mem search --help loaded oclif')
     const forced = modulesResolvedBy(home.home, [BIN, 'search', 'deploys'], {MEM_NO_FAST_PATH: '1'})
-    assert.ok(oclifAndHeavy(forced).some((u) => u.includes('/dist/')), 'MEM_NO_FAST_PATH=1 loaded oclif')
+    assert.ok(
+      oclifAndHeavy(forced).some((u) => u.includes('/dist/')),
+      'MEM_NO_FAST_PATH=1 loaded oclif',
+    )
     const r = mem(home.home, ['search', '--help'])
     assert.equal(r.code, 0, r.stderr)
     assert.match(r.stdout, /^Find facts by relevance\.\n\nUSAGE\n {2}\$ mem search/)

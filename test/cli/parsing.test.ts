@@ -11,7 +11,9 @@ function run(home: string, args: string[], path: Path, input?: string): RunResul
 }
 
 function listed(home: string): {content: string; tags: string[]}[] {
-  return (JSON.parse(mem(home, ['list', '--json']).stdout) as {facts: {content: string; tags: string[]}[]}).facts.map(({content, tags}) => ({content, tags}))
+  return (JSON.parse(mem(home, ['list', '--json']).stdout) as {facts: {content: string; tags: string[]}[]}).facts.map(
+    ({content, tags}) => ({content, tags}),
+  )
 }
 
 describe('the command line parses as people type it', () => {
@@ -27,10 +29,13 @@ describe('the command line parses as people type it', () => {
         const r = run(home.home, ['add', '--tag', 'ops', 'Staging is read-only on Fridays'], path)
         assert.equal(r.code, 0, r.stderr)
         assert.equal(run(home.home, ['add', '--tag', 'ops', 'Deploys', 'on', 'Tuesdays', '--tag', 'ci'], path).code, 0)
-        assert.deepEqual(listed(home.home).sort((a, b) => a.content.localeCompare(b.content)), [
-          {content: 'Deploys on Tuesdays', tags: ['ops', 'ci']},
-          {content: 'Staging is read-only on Fridays', tags: ['ops']},
-        ])
+        assert.deepEqual(
+          listed(home.home).sort((a, b) => a.content.localeCompare(b.content)),
+          [
+            {content: 'Deploys on Tuesdays', tags: ['ops', 'ci']},
+            {content: 'Staging is read-only on Fridays', tags: ['ops']},
+          ],
+        )
       })
 
       it('--tag on a search leaves the query its words', () => {
@@ -47,14 +52,22 @@ describe('the command line parses as people type it', () => {
       })
 
       it('a flag without its value, or a value of the wrong kind, is a usage error: exit 2, code invalid_input', () => {
-        for (const args of [['search', '--agent', '--json'], ['search', 'x', '--limit', 'abc', '--json'], ['list', '--limit', 'ten', '--json'], ['search', 'x', '--bogus', '--json']]) {
+        for (const args of [
+          ['search', '--agent', '--json'],
+          ['search', 'x', '--limit', 'abc', '--json'],
+          ['list', '--limit', 'ten', '--json'],
+          ['search', 'x', '--bogus', '--json'],
+        ]) {
           const r = run(home.home, args, path)
           assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
           const body = JSON.parse(r.stdout) as {error: {code: string; message: string}}
           assert.equal(body.error.code, 'invalid_input', args.join(' '))
           assert.doesNotMatch(body.error.message, /See more help|\n/)
         }
-        assert.match(run(home.home, ['search', 'x', '--limit', 'abc'], path).stderr, /^Error: --limit: expected an integer but received: abc \(see mem search --help\)\n$/)
+        assert.match(
+          run(home.home, ['search', 'x', '--limit', 'abc'], path).stderr,
+          /^Error: --limit: expected an integer but received: abc \(see mem search --help\)\n$/,
+        )
       })
 
       it('--json after -- is the fact, and the output is prose', () => {
@@ -75,17 +88,26 @@ describe('the command line parses as people type it', () => {
   it('mem add at a terminal with no text says where the text goes, and stores nothing', () => {
     const r = memAtTerminal(home.home, ['add'])
     assert.equal(r.code, 2, r.stdout)
-    assert.match(r.stdout, /no fact to remember: give its text as words \(mem add Prefers pnpm\), quoted \(mem add "Prefers pnpm"\), or on stdin/)
+    assert.match(
+      r.stdout,
+      /no fact to remember: give its text as words \(mem add Prefers pnpm\), quoted \(mem add "Prefers pnpm"\), or on stdin/,
+    )
     assert.deepEqual(listed(home.home), [])
   })
 
   it('a mistyped command suggests the nearest one, piped or at a terminal, and exits 2 without prompting', () => {
     const piped = mem(home.home, ['sarch', 'deploy'])
     assert.equal(piped.code, 2)
-    assert.equal(piped.stderr, 'Error: sarch is not a mem command. Did you mean "mem search"? Run "mem help" for the list of commands.\n')
+    assert.equal(
+      piped.stderr,
+      'Error: sarch is not a mem command. Did you mean "mem search"? Run "mem help" for the list of commands.\n',
+    )
     const json = mem(home.home, ['mcp', 'serv', '--json'])
     assert.equal(json.code, 2)
-    assert.match((JSON.parse(json.stdout) as {error: {message: string}}).error.message, /Did you mean "mem mcp serve"\?/)
+    assert.match(
+      (JSON.parse(json.stdout) as {error: {message: string}}).error.message,
+      /Did you mean "mem mcp serve"\?/,
+    )
     const tty = memAtTerminal(home.home, ['sarch'])
     assert.equal(tty.code, 2)
     assert.match(tty.stdout, /sarch is not a mem command\. Did you mean "mem search"\?/)

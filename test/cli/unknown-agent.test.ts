@@ -26,7 +26,9 @@ describe('reading an agent that stored nothing creates nothing', () => {
     for (const args of reads) {
       it(`mem ${args.join(' ')} --agent alcie (${path} path): an empty result, a hint on stderr, no folder`, () => {
         const before = snapshotTree(home.home)
-        const r = mem(home.home, [...args, '--agent', 'alcie'], {env: {MEM_NO_FAST_PATH: path === 'oclif' ? '1' : undefined}})
+        const r = mem(home.home, [...args, '--agent', 'alcie'], {
+          env: {MEM_NO_FAST_PATH: path === 'oclif' ? '1' : undefined},
+        })
         assert.equal(r.code, 0, r.stderr)
         assert.equal(r.stderr, 'mem: no agent alcie; known agents: alice, team\n')
         assert.deepEqual(snapshotTree(home.home), before)

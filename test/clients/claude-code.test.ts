@@ -31,7 +31,11 @@ describe('the claude mcp add line mem prints, run by the real Claude Code CLI', 
     const project = join(h.home, 'project')
     mkdirSync(project)
     // MEM_HOME relative to where mem mcp config runs: the entry must hold it absolute.
-    const printed = spawnSync(process.execPath, [BIN, 'mcp', 'config', '--client', 'claude-code', '--json'], {cwd: project, env: childEnv(h.home, {MEM_HOME: 'store', HOME: h.home}), encoding: 'utf8'})
+    const printed = spawnSync(process.execPath, [BIN, 'mcp', 'config', '--client', 'claude-code', '--json'], {
+      cwd: project,
+      env: childEnv(h.home, {MEM_HOME: 'store', HOME: h.home}),
+      encoding: 'utf8',
+    })
     assert.equal(printed.status, 0, printed.stderr)
     const line = (JSON.parse(printed.stdout) as {clients: {command_line: string}[]}).clients[0]!.command_line
     assert.ok(line.includes(`-e MEM_HOME=${join(project, 'store')} `), line)
@@ -42,7 +46,9 @@ describe('the claude mcp add line mem prints, run by the real Claude Code CLI', 
     assert.equal(got.code, 0, got.out)
     assert.match(got.out, /Connected/)
     assert.match(got.out, new RegExp(`MEM_HOME=${join(project, 'store')}`))
-    const config = JSON.parse(readFileSync(join(h.home, '.claude.json'), 'utf8')) as {mcpServers: {mem: {command: string; args: string[]; env: Record<string, string>}}}
+    const config = JSON.parse(readFileSync(join(h.home, '.claude.json'), 'utf8')) as {
+      mcpServers: {mem: {command: string; args: string[]; env: Record<string, string>}}
+    }
     assert.deepEqual(config.mcpServers.mem.env, {MEM_HOME: join(project, 'store')})
     assert.deepEqual(config.mcpServers.mem.args, [BIN, 'mcp', 'serve'])
     assert.equal(mem(join(project, 'store'), ['agents']).code, 0)

@@ -8,7 +8,11 @@ import {BIN, ROOT, childEnv, mem, tempHome} from '../helpers/mem.js'
 /** Runs mem at a pseudo-terminal (util-linux `script`) with `answer` typed in; returns the screen without colours. */
 function inTerminal(home: string, args: string[], answer: string): string {
   const command = [process.execPath, BIN, ...args].map((w) => `'${w}'`).join(' ')
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], {env: childEnv(home, {HOME: home}), input: answer, encoding: 'utf8'})
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+    env: childEnv(home, {HOME: home}),
+    input: answer,
+    encoding: 'utf8',
+  })
   // eslint-disable-next-line no-control-regex -- stripping the terminal's escape sequences
   return r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
 }
@@ -21,9 +25,12 @@ describe('the terminal experience: help, suggestions, completion', () => {
   after(() => h.cleanup())
 
   it('every mem command has --help with examples', () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {examples?: string[]}>}
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, {examples?: string[]}>
+    }
     const ids = Object.keys(manifest.commands)
-    for (const expected of ['export', 'import', 'mcp:config', 'mcp:install']) assert.ok(ids.includes(expected), `${expected} is a command`)
+    for (const expected of ['export', 'import', 'mcp:config', 'mcp:install'])
+      assert.ok(ids.includes(expected), `${expected} is a command`)
     for (const id of ids) {
       const r = mem(h.home, [...id.split(':'), '--help'], {env: {HOME: h.home}})
       assert.equal(r.code, 0, `${id} --help: ${r.stderr}`)
@@ -33,10 +40,16 @@ describe('the terminal experience: help, suggestions, completion', () => {
   })
 
   it('the command reference in docs/commands.md covers every command', () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, unknown>
+    }
     const reference = readFileSync(join(ROOT, 'docs', 'commands.md'), 'utf8')
     for (const id of Object.keys(manifest.commands)) {
-      assert.match(reference, new RegExp(`^## \`mem ${id.replaceAll(':', ' ')}[ \`]`, 'm'), `docs/commands.md lacks ${id}: run "npm run docs:commands"`)
+      assert.match(
+        reference,
+        new RegExp(`^## \`mem ${id.replaceAll(':', ' ')}[ \`]`, 'm'),
+        `docs/commands.md lacks ${id}: run "npm run docs:commands"`,
+      )
     }
   })
 
@@ -49,7 +62,11 @@ describe('the terminal experience: help, suggestions, completion', () => {
       [['mcp', 'confg'], 'mcp config'],
     ] as const) {
       const screen = inTerminal(h.home, [...typed], 'n\n')
-      assert.match(screen, new RegExp(`is not a mem command\\. Did you mean "mem ${meant}"\\?`), `${typed.join(' ')}: ${screen}`)
+      assert.match(
+        screen,
+        new RegExp(`is not a mem command\\. Did you mean "mem ${meant}"\\?`),
+        `${typed.join(' ')}: ${screen}`,
+      )
     }
     const piped = mem(h.home, ['exprot'], {env: {HOME: h.home}})
     assert.equal(piped.code, 2)
@@ -76,6 +93,7 @@ describe('the terminal experience: help, suggestions, completion', () => {
     const zshFile = /MEM_AC_ZSH_SETUP_PATH=(\S+)/.exec(zsh)?.[1]
     assert.ok(zshFile, zsh)
     const functions = readFileSync(join(h.home, '.cache', 'mem', 'autocomplete', 'functions', 'zsh', '_mem'), 'utf8')
-    for (const word of ['export', 'import', 'install', '--skip-invalid']) assert.ok(functions.includes(word), `zsh completion knows ${word}`)
+    for (const word of ['export', 'import', 'install', '--skip-invalid'])
+      assert.ok(functions.includes(word), `zsh completion knows ${word}`)
   })
 })

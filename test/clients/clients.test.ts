@@ -12,8 +12,14 @@ describe('MCP client knowledge', () => {
 
   it('knows where each client keeps its user config on macOS, Windows and Linux', () => {
     const file = (id: keyof typeof CLIENTS, env: Environment): string => configFileOf(CLIENTS[id], {env})
-    assert.equal(file('claude-desktop', mac), '/Users/ann/Library/Application Support/Claude/claude_desktop_config.json')
-    assert.equal(file('claude-desktop', win), join('C:\\Users\\ann\\AppData\\Roaming', 'Claude', 'claude_desktop_config.json'))
+    assert.equal(
+      file('claude-desktop', mac),
+      '/Users/ann/Library/Application Support/Claude/claude_desktop_config.json',
+    )
+    assert.equal(
+      file('claude-desktop', win),
+      join('C:\\Users\\ann\\AppData\\Roaming', 'Claude', 'claude_desktop_config.json'),
+    )
     assert.equal(file('claude-desktop', linux), '/home/ann/.config/Claude/claude_desktop_config.json')
     assert.equal(file('claude-desktop', {...linux, xdgConfigHome: '/xdg'}), '/xdg/Claude/claude_desktop_config.json')
     assert.equal(file('vscode', mac), '/Users/ann/Library/Application Support/Code/User/mcp.json')
@@ -26,7 +32,10 @@ describe('MCP client knowledge', () => {
     assert.equal(configFileOf(CLIENTS.vscode, {env: linux, workspace: '/p'}), '/p/.vscode/mcp.json')
     assert.equal(configFileOf(CLIENTS.cursor, {env: linux, workspace: '/p'}), '/p/.cursor/mcp.json')
     assert.equal(configFileOf(CLIENTS['claude-code'], {env: linux, workspace: '/p'}), '/p/.mcp.json')
-    assert.throws(() => configFileOf(CLIENTS['claude-desktop'], {env: linux, workspace: '/p'}), /Claude Desktop has no per-project config file/)
+    assert.throws(
+      () => configFileOf(CLIENTS['claude-desktop'], {env: linux, workspace: '/p'}),
+      /Claude Desktop has no per-project config file/,
+    )
     assert.equal(configFileOf(CLIENTS.cursor, {env: linux, workspace: '/p', configFile: '/x.json'}), '/x.json')
   })
 
@@ -39,7 +48,10 @@ describe('MCP client knowledge', () => {
     assert.equal(CLIENTS.cursor.serversKey, 'mcpServers')
     const onPath = launchOf({onPath: true, nodePath: '/n/node', binPath: '/m/bin/run.js', memHome: '/data/mem'})
     assert.deepEqual(onPath, {command: 'mem', args: ['mcp', 'serve'], env: {MEM_HOME: '/data/mem'}})
-    assert.equal(claudeMcpAddLine('mem', onPath), 'claude mcp add --scope user mem -e MEM_HOME=/data/mem -- mem mcp serve')
+    assert.equal(
+      claudeMcpAddLine('mem', onPath),
+      'claude mcp add --scope user mem -e MEM_HOME=/data/mem -- mem mcp serve',
+    )
   })
 
   it('quotes shell words only when needed', () => {
@@ -51,8 +63,26 @@ describe('MCP client knowledge', () => {
   it('shows a change as a unified diff with context', () => {
     const before = ['{', '  "a": 1,', '  "b": 2,', '  "c": 3,', '  "d": 4,', '  "e": 5', '}', ''].join('\n')
     const after = before.replace('"c": 3', '"c": 30')
-    assert.equal(unifiedDiff(before, after, 'f.json'), ['--- f.json', '+++ f.json', '@@ -1,7 +1,7 @@', ' {', '   "a": 1,', '   "b": 2,', '-  "c": 3,', '+  "c": 30,', '   "d": 4,', '   "e": 5', ' }'].join('\n'))
-    assert.equal(unifiedDiff('', '{}\n', 'new.json'), ['--- /dev/null', '+++ new.json', '@@ -0,0 +1,1 @@', '+{}'].join('\n'))
+    assert.equal(
+      unifiedDiff(before, after, 'f.json'),
+      [
+        '--- f.json',
+        '+++ f.json',
+        '@@ -1,7 +1,7 @@',
+        ' {',
+        '   "a": 1,',
+        '   "b": 2,',
+        '-  "c": 3,',
+        '+  "c": 30,',
+        '   "d": 4,',
+        '   "e": 5',
+        ' }',
+      ].join('\n'),
+    )
+    assert.equal(
+      unifiedDiff('', '{}\n', 'new.json'),
+      ['--- /dev/null', '+++ new.json', '@@ -0,0 +1,1 @@', '+{}'].join('\n'),
+    )
     assert.equal(unifiedDiff('same', 'same', 'x'), '')
   })
 })

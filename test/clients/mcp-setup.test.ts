@@ -18,7 +18,8 @@ function ok(dir: string, args: string[]): RunResult {
   return r
 }
 
-const readJson = (file: string): Record<string, Record<string, Record<string, unknown>>> => JSON.parse(readFileSync(file, 'utf8'))
+const readJson = (file: string): Record<string, Record<string, Record<string, unknown>>> =>
+  JSON.parse(readFileSync(file, 'utf8'))
 
 describe('mem mcp config and mem mcp install', () => {
   let h: ReturnType<typeof tempHome>
@@ -28,18 +29,38 @@ describe('mem mcp config and mem mcp install', () => {
   afterEach(() => h.cleanup())
 
   it('config prints, for every client, the entry that starts this mem with absolute paths and the same store', () => {
-    const out = JSON.parse(ok(h.home, ['mcp', 'config', '--json']).stdout) as {clients: {client: string; config_file: string; snippet: Record<string, Record<string, {command: string; args: string[]; env?: unknown}>>; command_line?: string}[]}
-    assert.deepEqual(out.clients.map((c) => c.client), ['claude-desktop', 'claude-code', 'cursor', 'vscode'])
-    assert.deepEqual(out.clients.map((c) => c.config_file), [
-      join(h.home, '.config', 'Claude', 'claude_desktop_config.json'),
-      join(h.home, '.claude.json'),
-      join(h.home, '.cursor', 'mcp.json'),
-      join(h.home, '.config', 'Code', 'User', 'mcp.json'),
-    ])
+    const out = JSON.parse(ok(h.home, ['mcp', 'config', '--json']).stdout) as {
+      clients: {
+        client: string
+        config_file: string
+        snippet: Record<string, Record<string, {command: string; args: string[]; env?: unknown}>>
+        command_line?: string
+      }[]
+    }
+    assert.deepEqual(
+      out.clients.map((c) => c.client),
+      ['claude-desktop', 'claude-code', 'cursor', 'vscode'],
+    )
+    assert.deepEqual(
+      out.clients.map((c) => c.config_file),
+      [
+        join(h.home, '.config', 'Claude', 'claude_desktop_config.json'),
+        join(h.home, '.claude.json'),
+        join(h.home, '.cursor', 'mcp.json'),
+        join(h.home, '.config', 'Code', 'User', 'mcp.json'),
+      ],
+    )
     const entry = out.clients[0]!.snippet.mcpServers!.mem!
-    assert.deepEqual(entry, {command: process.execPath, args: [BIN, 'mcp', 'serve'], env: {MEM_HOME: join(h.home, 'store')}})
+    assert.deepEqual(entry, {
+      command: process.execPath,
+      args: [BIN, 'mcp', 'serve'],
+      env: {MEM_HOME: join(h.home, 'store')},
+    })
     assert.ok(out.clients[3]!.snippet.servers!.mem, 'VS Code keeps servers under "servers"')
-    assert.equal(out.clients[1]!.command_line, `claude mcp add --scope user mem -e MEM_HOME=${join(h.home, 'store')} -- ${process.execPath} ${BIN} mcp serve`)
+    assert.equal(
+      out.clients[1]!.command_line,
+      `claude mcp add --scope user mem -e MEM_HOME=${join(h.home, 'store')} -- ${process.execPath} ${BIN} mcp serve`,
+    )
 
     const text = ok(h.home, ['mcp', 'config', '--client', 'claude-code', '--agent', 'work', '--on-path']).stdout
     assert.match(text, /^Claude Code: add this to .*\.claude\.json/)
@@ -56,9 +77,19 @@ describe('mem mcp config and mem mcp install', () => {
     const entry = readJson(file).mcpServers!.mem as {command: string; args: string[]; env: Record<string, string>}
 
     const client = new Client({name: 'install-test', version: '1.0.0'})
-    await client.connect(new StdioClientTransport({command: entry.command, args: entry.args, env: {...entry.env, PATH: process.env.PATH ?? ''}, stderr: 'pipe'}))
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        env: {...entry.env, PATH: process.env.PATH ?? ''},
+        stderr: 'pipe',
+      }),
+    )
     try {
-      const added = await client.callTool({name: 'memory_add', arguments: {content: 'Installed through the config file'}})
+      const added = await client.callTool({
+        name: 'memory_add',
+        arguments: {content: 'Installed through the config file'},
+      })
       assert.equal((added.structuredContent as {agent_id: string}).agent_id, 'desk')
     } finally {
       await client.close()
@@ -72,7 +103,13 @@ describe('mem mcp config and mem mcp install', () => {
     const original = `{\n    "mcpServers": {\n        "other": {"command": "other-server"}\n    },\n    "theme": "dark"\n}\n`
     writeFileSync(file, original)
     chmodSync(file, 0o644)
-    const r = JSON.parse(ok(h.home, ['mcp', 'install', '--client', 'cursor', '--json']).stdout) as {backup: string; changed: boolean; created: boolean; dry_run: boolean; replaced: boolean}
+    const r = JSON.parse(ok(h.home, ['mcp', 'install', '--client', 'cursor', '--json']).stdout) as {
+      backup: string
+      changed: boolean
+      created: boolean
+      dry_run: boolean
+      replaced: boolean
+    }
     assert.deepEqual([r.changed, r.created, r.dry_run, r.replaced], [true, false, false, false])
     assert.equal(readFileSync(r.backup, 'utf8'), original)
     assert.match(r.backup, /mcp\.json\.mem-backup-\d{8}T\d{6}Z$/)
@@ -80,15 +117,21 @@ describe('mem mcp config and mem mcp install', () => {
     assert.deepEqual(merged.mcpServers!.other, {command: 'other-server'})
     assert.equal(merged.theme as unknown, 'dark')
     assert.deepEqual(Object.keys(merged.mcpServers!), ['other', 'mem'])
-    assert.match(readFileSync(file, 'utf8'), /^\{\n {4}"mcpServers"/, 'keeps the file\'s own indentation')
+    assert.match(readFileSync(file, 'utf8'), /^\{\n {4}"mcpServers"/, "keeps the file's own indentation")
     assert.equal(statSync(file).mode & 0o777, 0o644)
 
     // Again with the same entry: nothing to do, no new backup.
-    assert.match(ok(h.home, ['mcp', 'install', '--client', 'cursor']).stdout, /already has this mem entry; nothing changed/)
+    assert.match(
+      ok(h.home, ['mcp', 'install', '--client', 'cursor']).stdout,
+      /already has this mem entry; nothing changed/,
+    )
     assert.equal(readdirSync(join(h.home, '.cursor')).filter((n) => n.includes('mem-backup')).length, 1)
 
     // A different entry replaces mem's only.
-    assert.match(ok(h.home, ['mcp', 'install', '--client', 'cursor', '--agent', 'x']).stdout, /Replaced the mem server entry in .*backup: /)
+    assert.match(
+      ok(h.home, ['mcp', 'install', '--client', 'cursor', '--agent', 'x']).stdout,
+      /Replaced the mem server entry in .*backup: /,
+    )
     assert.deepEqual((readJson(file).mcpServers!.mem as {args: string[]}).args.slice(-2), ['--agent', 'x'])
     assert.deepEqual(readJson(file).mcpServers!.other, {command: 'other-server'})
   })
@@ -97,11 +140,19 @@ describe('mem mcp config and mem mcp install', () => {
     const file = join(h.home, '.claude.json')
     writeFileSync(file, '{"numStartups": 3}\n')
     const r = ok(h.home, ['mcp', 'install', '--client', 'claude-code', '--dry-run'])
-    assert.match(r.stdout, new RegExp(`^--- ${file}\\n\\+\\+\\+ ${file}\\n@@ -1,1 \\+1,\\d+ @@\\n-\\{"numStartups": 3\\}\\n\\+\\{\\n\\+  "numStartups": 3,\\n\\+  "mcpServers": \\{`))
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^--- ${file}\\n\\+\\+\\+ ${file}\\n@@ -1,1 \\+1,\\d+ @@\\n-\\{"numStartups": 3\\}\\n\\+\\{\\n\\+  "numStartups": 3,\\n\\+  "mcpServers": \\{`,
+      ),
+    )
     assert.match(r.stdout, /\+ {6}"type": "stdio",/)
     assert.match(r.stdout, /Dry run: .* was not changed\.$/m)
     assert.equal(readFileSync(file, 'utf8'), '{"numStartups": 3}\n')
-    assert.deepEqual(readdirSync(h.home).filter((n) => n.includes('mem-backup')), [])
+    assert.deepEqual(
+      readdirSync(h.home).filter((n) => n.includes('mem-backup')),
+      [],
+    )
   })
 
   it('writes the project file of VS Code under "servers" with --workspace', () => {
@@ -141,6 +192,10 @@ describe('mem mcp config and mem mcp install', () => {
     ok(h.home, ['mcp', 'install', '--client', 'cursor'])
     assert.ok(lstatSync(join(h.home, '.cursor', 'mcp.json')).isSymbolicLink())
     assert.ok(readJson(target).mcpServers!.mem)
-    assert.equal(readdirSync(h.home).filter((n) => n.startsWith('dotfiles-cursor.json.mem-backup-')).length, 1, 'the backup sits beside the real file')
+    assert.equal(
+      readdirSync(h.home).filter((n) => n.startsWith('dotfiles-cursor.json.mem-backup-')).length,
+      1,
+      'the backup sits beside the real file',
+    )
   })
 })

@@ -14,22 +14,68 @@ describe("the advertised schemas through LangChain's MCP adapter", () => {
 
   it('converts all five tools and calls them as a model would, nulls for left-out arguments included', async () => {
     const tools = await loadMcpTools('mem', suite.mcp.client as never, {throwOnLoadError: true})
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['checkpoint_resume', 'checkpoint_save', 'memory_add', 'memory_reflect', 'memory_search'])
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'checkpoint_resume',
+      'checkpoint_save',
+      'memory_add',
+      'memory_reflect',
+      'memory_search',
+    ])
     const call = async (name: string, args: Record<string, unknown>): Promise<string> => {
       const tool = tools.find((t) => t.name === name)!
       const out = (await tool.invoke(args)) as unknown
       return typeof out === 'string' ? out : JSON.stringify(out)
     }
-    assert.match(await call('memory_add', {content: 'Prefers pnpm', tags: null, agent_id: null, thread: null, allow_duplicate: null}), /Stored fact/)
-    assert.match(await call('memory_search', {query: 'pnpm', agent_id: null, limit: null, tags: null, since: null, until: null}), /Found 1 fact/)
+    assert.match(
+      await call('memory_add', {
+        content: 'Prefers pnpm',
+        tags: null,
+        agent_id: null,
+        thread: null,
+        allow_duplicate: null,
+      }),
+      /Stored fact/,
+    )
+    assert.match(
+      await call('memory_search', {query: 'pnpm', agent_id: null, limit: null, tags: null, since: null, until: null}),
+      /Found 1 fact/,
+    )
     const state = {step: 3, todo: ['ship'], nested: {ok: true}}
-    assert.match(await call('checkpoint_save', {state, messages: [{role: 'user', content: 'hi'}, 'a plain string turn'], label: null, agent_id: null}), /Saved checkpoint/)
-    const resumed = await call('checkpoint_resume', {include_messages: true, checkpoint_id: null, on_missing: null, agent_id: null, last_messages: null})
-    const payload = (JSON.parse(resumed) as {structuredContent: {state: unknown; messages: unknown[]}}).structuredContent
+    assert.match(
+      await call('checkpoint_save', {
+        state,
+        messages: [{role: 'user', content: 'hi'}, 'a plain string turn'],
+        label: null,
+        agent_id: null,
+      }),
+      /Saved checkpoint/,
+    )
+    const resumed = await call('checkpoint_resume', {
+      include_messages: true,
+      checkpoint_id: null,
+      on_missing: null,
+      agent_id: null,
+      last_messages: null,
+    })
+    const payload = (JSON.parse(resumed) as {structuredContent: {state: unknown; messages: unknown[]}})
+      .structuredContent
     assert.deepEqual(payload.state, state)
     assert.deepEqual(payload.messages, [{role: 'user', content: 'hi'}, 'a plain string turn'])
-    const found = JSON.parse(JSON.stringify((await suite.mcp.call('memory_search', {query: 'pnpm'})).structuredContent)) as {facts: {id: string}[]}
-    assert.match(await call('memory_reflect', {action: 'delete', fact_id: found.facts[0]!.id, fact_ids: null, content: null, tags: null, reason: null, agent_id: null}), /Deleted fact/)
+    const found = JSON.parse(
+      JSON.stringify((await suite.mcp.call('memory_search', {query: 'pnpm'})).structuredContent),
+    ) as {facts: {id: string}[]}
+    assert.match(
+      await call('memory_reflect', {
+        action: 'delete',
+        fact_id: found.facts[0]!.id,
+        fact_ids: null,
+        content: null,
+        tags: null,
+        reason: null,
+        agent_id: null,
+      }),
+      /Deleted fact/,
+    )
   })
 
   it('declares free-form objects and any-JSON items with a keyword, never as an empty schema', () => {
@@ -37,8 +83,21 @@ describe("the advertised schemas through LangChain's MCP adapter", () => {
     const walk = (node: unknown, path: string): void => {
       if (typeof node !== 'object' || node === null) return
       for (const [key, child] of Object.entries(node)) {
-        if (['items', 'additionalProperties'].includes(key) && typeof child === 'object' && child !== null && Object.keys(child).length === 0) empty.push(`${path}.${key}`)
-        if (key === 'type' && child === 'object' && !('properties' in node) && !('additionalProperties' in node) && !('anyOf' in node)) empty.push(`${path} (object without properties or additionalProperties)`)
+        if (
+          ['items', 'additionalProperties'].includes(key) &&
+          typeof child === 'object' &&
+          child !== null &&
+          Object.keys(child).length === 0
+        )
+          empty.push(`${path}.${key}`)
+        if (
+          key === 'type' &&
+          child === 'object' &&
+          !('properties' in node) &&
+          !('additionalProperties' in node) &&
+          !('anyOf' in node)
+        )
+          empty.push(`${path} (object without properties or additionalProperties)`)
         walk(child, `${path}.${key}`)
       }
     }

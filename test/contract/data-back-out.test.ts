@@ -39,15 +39,23 @@ describe('what is put in comes back out (MCP and CLI over one store)', () => {
 
     it('the text content lists them too, oldest first', async () => {
       const r = await suite.mcp.call('checkpoint_resume', {last_messages: 1})
-      assert.match((r.content[0] as {text: string}).text, /\nLast 1 of 3 messages, oldest first:\n\{"role":"user","content":"Keep the old one read-only"\}$/)
+      assert.match(
+        (r.content[0] as {text: string}).text,
+        /\nLast 1 of 3 messages, oldest first:\n\{"role":"user","content":"Keep the old one read-only"\}$/,
+      )
     })
 
     it('mem resume --messages and --last-messages print them; --json is the same payload', () => {
       const prose = mem(suite.home, ['resume', '--agent', 'alice', '--messages'])
       assert.equal(prose.code, 0, prose.stderr)
-      assert.ok(prose.stdout.endsWith(`Messages, oldest first:\n${MESSAGES.map((m) => JSON.stringify(m)).join('\n')}\n`), prose.stdout)
+      assert.ok(
+        prose.stdout.endsWith(`Messages, oldest first:\n${MESSAGES.map((m) => JSON.stringify(m)).join('\n')}\n`),
+        prose.stdout,
+      )
       for (const path of [undefined, '1']) {
-        const json = mem(suite.home, ['resume', '--agent', 'alice', '--last-messages', '2', '--json'], {env: {MEM_NO_FAST_PATH: path}})
+        const json = mem(suite.home, ['resume', '--agent', 'alice', '--last-messages', '2', '--json'], {
+          env: {MEM_NO_FAST_PATH: path},
+        })
         assert.equal(json.code, 0, json.stderr)
         assert.deepEqual((JSON.parse(json.stdout) as {messages: unknown[]}).messages, MESSAGES.slice(-2))
       }
@@ -61,8 +69,13 @@ describe('what is put in comes back out (MCP and CLI over one store)', () => {
       assert.equal(first.duplicate, false)
       const again = await payload('memory_add', {content: '  prefers PNPM   as package\nmanager '})
       assert.deepEqual(again, {agent_id: 'alice', stored: true, fact_id: first.fact_id, duplicate: true})
-      assert.match(mem(suite.home, ['add', 'Prefers pnpm as package manager', '--agent', 'alice']).stdout, /already says this; nothing new was stored/)
-      const live = JSON.parse(mem(suite.home, ['list', '--agent', 'alice', '--json']).stdout) as {facts: {content: string}[]}
+      assert.match(
+        mem(suite.home, ['add', 'Prefers pnpm as package manager', '--agent', 'alice']).stdout,
+        /already says this; nothing new was stored/,
+      )
+      const live = JSON.parse(mem(suite.home, ['list', '--agent', 'alice', '--json']).stdout) as {
+        facts: {content: string}[]
+      }
       assert.equal(live.facts.filter((f) => /pnpm/i.test(f.content)).length, 1)
     })
 
@@ -71,7 +84,9 @@ describe('what is put in comes back out (MCP and CLI over one store)', () => {
       const second = await payload('memory_add', {content: 'Standup is at ten', allow_duplicate: true})
       assert.notEqual(second.fact_id, first.fact_id)
       assert.equal(second.duplicate, false)
-      const cli = JSON.parse(mem(suite.home, ['add', 'Standup is at ten', '--agent', 'alice', '--allow-duplicate', '--json']).stdout) as {fact_id: string; duplicate: boolean}
+      const cli = JSON.parse(
+        mem(suite.home, ['add', 'Standup is at ten', '--agent', 'alice', '--allow-duplicate', '--json']).stdout,
+      ) as {fact_id: string; duplicate: boolean}
       assert.equal(cli.duplicate, false)
       assert.ok(![first.fact_id, second.fact_id].includes(cli.fact_id))
       assert.equal((await payload('memory_add', {content: 'Standup is at ten', agent_id: 'bob'})).duplicate, false)
@@ -90,10 +105,16 @@ describe('what is put in comes back out (MCP and CLI over one store)', () => {
 
     it('a warm server follows other writers and updates: what the CLI stored is a duplicate, a replaced text is not', async () => {
       await payload('memory_add', {content: 'Warm up the guard'})
-      const cli = JSON.parse(mem(suite.home, ['add', 'The build cache lives on the NAS', '--agent', 'alice', '--json']).stdout) as {fact_id: string}
+      const cli = JSON.parse(
+        mem(suite.home, ['add', 'The build cache lives on the NAS', '--agent', 'alice', '--json']).stdout,
+      ) as {fact_id: string}
       const seen = await payload('memory_add', {content: 'the build cache lives on the nas'})
       assert.deepEqual([seen.fact_id, seen.duplicate], [cli.fact_id, true])
-      const updated = await payload('memory_reflect', {action: 'update', fact_id: cli.fact_id, content: 'The build cache lives in S3'})
+      const updated = await payload('memory_reflect', {
+        action: 'update',
+        fact_id: cli.fact_id,
+        content: 'The build cache lives in S3',
+      })
       const old = await payload('memory_add', {content: 'The build cache lives on the NAS'})
       assert.equal(old.duplicate, false)
       const now = await payload('memory_add', {content: 'the build cache lives in s3'})
@@ -109,13 +130,24 @@ describe('what is put in comes back out (MCP and CLI over one store)', () => {
     })
 
     it('holds across processes: many mem add of the same text at once store it once', async () => {
-      const variants = ['The VPN needs a token', 'the vpn needs a token', 'The  VPN needs a token ', 'THE VPN NEEDS A TOKEN']
-      const runs = await Promise.all(Array.from({length: 12}, (_, i) => memAsync(suite.home, ['add', variants[i % variants.length]!, '--agent', 'race', '--json'])))
+      const variants = [
+        'The VPN needs a token',
+        'the vpn needs a token',
+        'The  VPN needs a token ',
+        'THE VPN NEEDS A TOKEN',
+      ]
+      const runs = await Promise.all(
+        Array.from({length: 12}, (_, i) =>
+          memAsync(suite.home, ['add', variants[i % variants.length]!, '--agent', 'race', '--json']),
+        ),
+      )
       for (const r of runs) assert.equal(r.code, 0, r.stderr)
       const answers = runs.map((r) => JSON.parse(r.stdout) as {fact_id: string; duplicate: boolean})
       assert.equal(new Set(answers.map((a) => a.fact_id)).size, 1, JSON.stringify(answers))
       assert.equal(answers.filter((a) => !a.duplicate).length, 1)
-      const listed = JSON.parse(mem(suite.home, ['list', '--agent', 'race', '--all', '--json']).stdout) as {total: number}
+      const listed = JSON.parse(mem(suite.home, ['list', '--agent', 'race', '--all', '--json']).stdout) as {
+        total: number
+      }
       assert.equal(listed.total, 1)
     })
   })

@@ -32,7 +32,10 @@ describe('tags refuse invisible and control characters, on every surface', () =>
       const result = await suite.mcp.call('memory_add', {agent_id: 'tags', content: 'tagged', tags: [tag]})
       assert.equal(result.isError, true)
       const text = (result.content[0] as {text: string}).text
-      assert.match(text, /a tag must not contain spaces, control characters, zero-width characters or bidirectional controls/)
+      assert.match(
+        text,
+        /a tag must not contain spaces, control characters, zero-width characters or bidirectional controls/,
+      )
       assert.ok(text.includes(`(found ${code})`), text)
       const cli = mem(suite.home, ['add', 'tagged', '--tag', tag, '--agent', 'tags'])
       assert.equal(cli.code, 2, cli.stderr)

@@ -18,10 +18,17 @@ describe('tools/list snapshot', () => {
     try {
       const live = `${JSON.stringify({tools: mcp.tools}, null, 2)}\n`
       if (process.env.UPDATE_SNAPSHOT === '1' || !existsSync(SNAPSHOT)) {
-        assert.ok(process.env.UPDATE_SNAPSHOT === '1', `no snapshot at ${SNAPSHOT}: run with UPDATE_SNAPSHOT=1 to create it`)
+        assert.ok(
+          process.env.UPDATE_SNAPSHOT === '1',
+          `no snapshot at ${SNAPSHOT}: run with UPDATE_SNAPSHOT=1 to create it`,
+        )
         writeFileSync(SNAPSHOT, live)
       }
-      assert.equal(live, readFileSync(SNAPSHOT, 'utf8'), 'tools/list changed: review the contract change, then UPDATE_SNAPSHOT=1')
+      assert.equal(
+        live,
+        readFileSync(SNAPSHOT, 'utf8'),
+        'tools/list changed: review the contract change, then UPDATE_SNAPSHOT=1',
+      )
     } finally {
       await mcp.close()
       home.cleanup()

@@ -8,10 +8,19 @@ import type {AddressInfo} from 'node:net'
 export async function authProxy(target: string, token: string): Promise<{url: string; close: () => Promise<void>}> {
   const upstream = new URL(target)
   const server: Server = createServer((req, res) => {
-    const up = request({host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: {...req.headers, authorization: `Bearer ${token}`}}, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers)
-      r.pipe(res)
-    })
+    const up = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: {...req.headers, authorization: `Bearer ${token}`},
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers)
+        r.pipe(res)
+      },
+    )
     up.on('error', () => {
       res.writeHead(502)
       res.end()

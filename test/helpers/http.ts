@@ -18,8 +18,15 @@ export interface HttpServe {
 }
 
 /** Starts the built `mem mcp serve --http` on a free loopback port and waits until it listens. */
-export async function startHttpServe(home: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<HttpServe> {
-  const child = spawn(process.execPath, [BIN, 'mcp', 'serve', '--http', '--port', '0', ...args], {env: childEnv(home, env), stdio: ['ignore', 'ignore', 'pipe']})
+export async function startHttpServe(
+  home: string,
+  args: string[] = [],
+  env: Record<string, string | undefined> = {},
+): Promise<HttpServe> {
+  const child = spawn(process.execPath, [BIN, 'mcp', 'serve', '--http', '--port', '0', ...args], {
+    env: childEnv(home, env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   const logs: string[] = []
   // 'close', not 'exit': every stderr line has been read by then.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
@@ -29,7 +36,9 @@ export async function startHttpServe(home: string, args: string[] = [], env: Rec
       const entry = parseLine(line)
       if (entry?.event === 'listening') resolve(String(entry.url))
     })
-    void exited.then((code) => reject(new Error(`mem mcp serve --http exited (${code}) before listening:\n${logs.join('\n')}`)))
+    void exited.then((code) =>
+      reject(new Error(`mem mcp serve --http exited (${code}) before listening:\n${logs.join('\n')}`)),
+    )
   })
   return {
     url,
@@ -73,7 +82,9 @@ export async function connectHttp(url: string, token: string | undefined): Promi
 /** The 2.x SDK client (@modelcontextprotocol/client), for the same checks. */
 export async function connectHttpV2(url: string, token: string): Promise<Omit<McpSession, 'client'>> {
   const v2 = await import('@modelcontextprotocol/client')
-  const transport = new v2.StreamableHTTPClientTransport(new URL(url), {requestInit: {headers: {Authorization: `Bearer ${token}`}}})
+  const transport = new v2.StreamableHTTPClientTransport(new URL(url), {
+    requestInit: {headers: {Authorization: `Bearer ${token}`}},
+  })
   const client = new v2.Client({name: 'mem-tests-http-v2', version: '1.0.0'})
   await client.connect(transport)
   const {tools} = await client.listTools()
@@ -88,30 +99,51 @@ export async function connectHttpV2(url: string, token: string): Promise<Omit<Mc
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: {'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', ...headers},
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-11-25',
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
 }
 
 /** A POST through node:http, which (unlike fetch) sends the Host header it is given. */
-export function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{status: number; headers: Record<string, unknown>; text: string}> {
+export function rawPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{status: number; headers: Record<string, unknown>; text: string}> {
   const text = JSON.stringify(body)
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, {
-      method: 'POST',
-      headers: {'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': Buffer.byteLength(text), ...headers},
-    }, (res) => {
-      let data = ''
-      res.setEncoding('utf8').on('data', (d: string) => (data += d))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, headers: res.headers, text: data}))
-    })
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'Content-Length': Buffer.byteLength(text),
+          ...headers,
+        },
+      },
+      (res) => {
+        let data = ''
+        res.setEncoding('utf8').on('data', (d: string) => (data += d))
+        res.on('end', () => resolve({status: res.statusCode ?? 0, headers: res.headers, text: data}))
+      },
+    )
     req.on('error', reject)
     req.end(text)
   })
 }
 
 /** Waits for a log line the server writes after answering (stderr can arrive after the answer). */
-export async function logLine(served: HttpServe, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+export async function logLine(
+  served: HttpServe,
+  match: (entry: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   for (let i = 0; i < 500; i++) {
     const found = served.logs.map(parseLine).find((e) => e !== undefined && match(e))
     if (found) return found

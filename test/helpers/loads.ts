@@ -11,7 +11,11 @@ let runs = 0
  * Every module URL the ESM loader resolves while `node args…` runs with MEM_HOME=home: a
  * resolve hook registered before anything else loads appends each one to a log.
  */
-export function modulesResolvedBy(home: string, args: string[], env: Record<string, string | undefined> = {}): string[] {
+export function modulesResolvedBy(
+  home: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): string[] {
   const log = join(home, `imports-${process.pid}-${runs++}.log`)
   const hooks = `import {appendFileSync} from 'node:fs'
 export async function resolve(specifier, context, next) {
@@ -20,7 +24,10 @@ export async function resolve(specifier, context, next) {
   return result
 }`
   const register = `import {register} from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})`
-  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args], {env: childEnv(home, env), encoding: 'utf8'})
+  const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args], {
+    env: childEnv(home, env),
+    encoding: 'utf8',
+  })
   assert.equal(r.status, 0, r.stderr)
   return readFileSync(log, 'utf8').split('\n')
 }

@@ -19,7 +19,10 @@ export interface McpSession {
  * over stdio. tools/list is read first, as a real client does, so the client checks every
  * structuredContent against the advertised outputSchema.
  */
-export async function connectMcp(home: string, options: {args?: string[]; env?: Record<string, string | undefined>; prefix?: string[]} = {}): Promise<McpSession> {
+export async function connectMcp(
+  home: string,
+  options: {args?: string[]; env?: Record<string, string | undefined>; prefix?: string[]} = {},
+): Promise<McpSession> {
   // `prefix`: a command the server runs under (strace, say); `pid` is then that command's.
   const command = [...(options.prefix ?? []), process.execPath, BIN, 'mcp', 'serve', ...(options.args ?? [])]
   const transport = new StdioClientTransport({

@@ -29,13 +29,25 @@ function childEnv(home: string, env: Record<string, string | undefined> = {}): N
 }
 
 /** Runs the built `mem` binary synchronously; stdin is `input` (or empty). */
-export function mem(home: string, args: string[], options: {input?: string; env?: Record<string, string | undefined>} = {}): RunResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], {env: childEnv(home, options.env), input: options.input ?? '', encoding: 'utf8'})
+export function mem(
+  home: string,
+  args: string[],
+  options: {input?: string; env?: Record<string, string | undefined>} = {},
+): RunResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    env: childEnv(home, options.env),
+    input: options.input ?? '',
+    encoding: 'utf8',
+  })
   return {code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}
 }
 
 /** The same, asynchronously, for running many processes at once. */
-export function memAsync(home: string, args: string[], options: {input?: string; env?: Record<string, string | undefined>} = {}): Promise<RunResult> {
+export function memAsync(
+  home: string,
+  args: string[],
+  options: {input?: string; env?: Record<string, string | undefined>} = {},
+): Promise<RunResult> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], {env: childEnv(home, options.env)})
     let stdout = ''

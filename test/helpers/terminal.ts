@@ -8,6 +8,11 @@ import {BIN, childEnv, type RunResult} from './mem.js'
  */
 export function memAtTerminal(home: string, args: string[], env: Record<string, string | undefined> = {}): RunResult {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
-  const r = spawnSync('script', ['-qec', quoted, '/dev/null'], {env: childEnv(home, env), input: '', encoding: 'utf8', timeout: 30_000})
+  const r = spawnSync('script', ['-qec', quoted, '/dev/null'], {
+    env: childEnv(home, env),
+    input: '',
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
   return {code: r.status ?? -1, stdout: r.stdout.replaceAll('\r\n', '\n'), stderr: r.stderr}
 }

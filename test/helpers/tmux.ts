@@ -36,7 +36,11 @@ export function shellQuote(s: string): string {
 }
 
 /** A shell command running the built `mem` with `args` against `home`, with colour unless `noColor`. */
-export function memCommand(home: string, args: string[], {agent = 'alice', noColor = false}: {agent?: string; noColor?: boolean} = {}): string {
+export function memCommand(
+  home: string,
+  args: string[],
+  {agent = 'alice', noColor = false}: {agent?: string; noColor?: boolean} = {},
+): string {
   const env = `env -u NO_COLOR MEM_HOME=${shellQuote(home)} MEM_AGENT=${shellQuote(agent)}${noColor ? ' NO_COLOR=1' : ''}`
   return `${env} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}`
 }

@@ -22,11 +22,23 @@ export class Ledger {
   missingOnDisk(home: string): string[] {
     const missing: string[] = []
     for (const [agent, ids] of this.facts) {
-      const listed = new Set((JSON.parse(mem(home, ['list', '--agent', agent, '--json', '--limit', '10000']).stdout) as {facts: {id: string}[]}).facts.map((f) => f.id))
+      const listed = new Set(
+        (
+          JSON.parse(mem(home, ['list', '--agent', agent, '--json', '--limit', '10000']).stdout) as {
+            facts: {id: string}[]
+          }
+        ).facts.map((f) => f.id),
+      )
       for (const id of ids) if (!listed.has(id)) missing.push(`fact ${id} of ${agent}`)
     }
     for (const [agent, ids] of this.checkpoints) {
-      const listed = new Set((JSON.parse(mem(home, ['checkpoints', '--agent', agent, '--json', '--limit', '10000']).stdout) as {checkpoints: {id: string}[]}).checkpoints.map((c) => c.id))
+      const listed = new Set(
+        (
+          JSON.parse(mem(home, ['checkpoints', '--agent', agent, '--json', '--limit', '10000']).stdout) as {
+            checkpoints: {id: string}[]
+          }
+        ).checkpoints.map((c) => c.id),
+      )
       for (const id of ids) if (!listed.has(id)) missing.push(`checkpoint ${id} of ${agent}`)
     }
     return missing
@@ -37,7 +49,14 @@ export class Ledger {
  * One client's loop of adds, searches, saves and resumes on its agent until `stop()` says so.
  * With `foreign`, every tenth call reaches for that agent and must be refused.
  */
-export async function runMix(label: string, call: Call, agent: string, ledger: Ledger, stop: () => boolean, foreign?: string): Promise<void> {
+export async function runMix(
+  label: string,
+  call: Call,
+  agent: string,
+  ledger: Ledger,
+  stop: () => boolean,
+  foreign?: string,
+): Promise<void> {
   for (let i = 0; !stop(); i++) {
     ledger.calls++
     const step = i % 10
@@ -50,7 +69,11 @@ export async function runMix(label: string, call: Call, agent: string, ledger: L
       }
       const op = step % 4
       if (op === 0) {
-        const r = await succeed(call, 'memory_add', {agent_id: agent, content: `${label} noted item ${i} at ${Date.now()}`, tags: ['load']})
+        const r = await succeed(call, 'memory_add', {
+          agent_id: agent,
+          content: `${label} noted item ${i} at ${Date.now()}`,
+          tags: ['load'],
+        })
         ledger.acknowledge('facts', agent, r.fact_id as string)
       } else if (op === 1) {
         await succeed(call, 'memory_search', {agent_id: agent, query: `${label} item`})

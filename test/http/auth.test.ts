@@ -25,7 +25,10 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
     tokens.revoked = createToken(home, ['--name', 'revoked'])
     const fact = mem(home, ['add', '--agent', 'bob', '--json', 'Bob keeps the release keys in the blue safe'])
     const cp = mem(home, ['save', '--agent', 'bob', '--json', '--state', '{"step":"bob-secret"}'])
-    bob = {fact: (JSON.parse(fact.stdout) as {fact_id: string}).fact_id, checkpoint: (JSON.parse(cp.stdout) as {checkpoint_id: string}).checkpoint_id}
+    bob = {
+      fact: (JSON.parse(fact.stdout) as {fact_id: string}).fact_id,
+      checkpoint: (JSON.parse(cp.stdout) as {checkpoint_id: string}).checkpoint_id,
+    }
     server = await startHttpServe(home)
   })
 
@@ -34,8 +37,18 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
     temp.cleanup()
   })
 
-  const initialize = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 't', version: '1'}}}
-  const call = (name: string, args: Record<string, unknown>) => ({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name, arguments: args}})
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+  }
+  const call = (name: string, args: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: {name, arguments: args},
+  })
 
   async function refused401(headers: Record<string, string>): Promise<{challenge: string; body: string}> {
     const res = await post(server.url, initialize, headers)
@@ -70,15 +83,25 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
   it('a read-only token lists and calls only the tools that read, and a write gets 403 with nothing written', async () => {
     const reader = await connectHttp(server.url, tokens.reader)
     try {
-      assert.deepEqual(reader.tools.map((t) => t.name), ['memory_search', 'checkpoint_resume'])
+      assert.deepEqual(
+        reader.tools.map((t) => t.name),
+        ['memory_search', 'checkpoint_resume'],
+      )
       const found = await reader.call('memory_search', {agent_id: 'bob', query: 'release keys'})
       assert.equal((found.structuredContent as {count: number}).count, 1)
       const before = snapshotTree(home)
       for (const [name, args] of writes('bob')) {
         const res = await post(server.url, call(name, args), {Authorization: `Bearer ${tokens.reader}`})
         assert.equal(res.status, 403, name)
-        assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="mem", error="insufficient_scope", scope="mem:write"')
-        await assert.rejects(reader.call(name, args), (e: {code?: number; message: string}) => e.code === 403 && /read-only/.test(e.message), name)
+        assert.equal(
+          res.headers.get('www-authenticate'),
+          'Bearer realm="mem", error="insufficient_scope", scope="mem:write"',
+        )
+        await assert.rejects(
+          reader.call(name, args),
+          (e: {code?: number; message: string}) => e.code === 403 && /read-only/.test(e.message),
+          name,
+        )
       }
       assert.deepEqual(snapshotTree(home), before)
     } finally {
@@ -102,7 +125,10 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
           assert.match(text, new RegExp(`may not use agent "${other}"`), name)
           assert.doesNotMatch(text, /release keys|bob-secret/)
           const strangerText = text.replaceAll(other, 'X')
-          assert.equal(strangerText.replace(/^checkpoint resume error: /, ''), `this token may not use agent "X"; it is limited to other agents (see "mem token list")`)
+          assert.equal(
+            strangerText.replace(/^checkpoint resume error: /, ''),
+            `this token may not use agent "X"; it is limited to other agents (see "mem token list")`,
+          )
         }
       }
       // Bob's ids under alice's own agent are simply not found.
@@ -154,7 +180,8 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
     }
     assert.ok(lines.some((l) => l.token === 'reader' && l.status === 403))
     // Each call's outcome lands on its own request's line.
-    const outcomes = (token: string) => new Set(calls.filter((l) => l.token === token).map((l) => JSON.stringify(l.result)))
+    const outcomes = (token: string) =>
+      new Set(calls.filter((l) => l.token === token).map((l) => JSON.stringify(l.result)))
     assert.deepEqual(outcomes('alice'), new Set(['["ok"]', '["tool_error"]']))
     assert.deepEqual(outcomes('full'), new Set(['["ok"]']))
     assert.ok(lines.some((l) => l.status === 401 && l.token === undefined))
@@ -180,4 +207,3 @@ function writes(agent: string): [string, Record<string, unknown>][] {
     ['memory_reflect', {agent_id: agent, action: 'delete', fact_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV'}],
   ]
 }
-

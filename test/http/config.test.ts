@@ -10,7 +10,18 @@ interface Remote {
   client: string
   via: string
   servers_key: string
-  snippet: Record<string, {mem: {url?: string; headers?: Record<string, string>; command?: string; args?: string[]; env?: Record<string, string>}}>
+  snippet: Record<
+    string,
+    {
+      mem: {
+        url?: string
+        headers?: Record<string, string>
+        command?: string
+        args?: string[]
+        env?: Record<string, string>
+      }
+    }
+  >
   command_line?: string
 }
 
@@ -25,18 +36,34 @@ describe('mem mcp config --http', function () {
       const r = mem(temp.home, ['mcp', 'config', '--http', '--url', served.url, '--token', token, '--json'])
       assert.equal(r.code, 0, r.stderr)
       const clients = (JSON.parse(r.stdout) as {clients: Remote[]}).clients
-      assert.deepEqual(clients.map((c) => [c.client, c.via]), [['claude-desktop', 'mcp-remote'], ['claude-code', 'http'], ['cursor', 'http'], ['vscode', 'http']])
+      assert.deepEqual(
+        clients.map((c) => [c.client, c.via]),
+        [
+          ['claude-desktop', 'mcp-remote'],
+          ['claude-code', 'http'],
+          ['cursor', 'http'],
+          ['vscode', 'http'],
+        ],
+      )
       for (const c of clients.filter((c) => c.via === 'http')) {
         const entry = c.snippet[c.servers_key]!.mem
         const client = new Client({name: c.client, version: '1'})
-        await client.connect(new StreamableHTTPClientTransport(new URL(entry.url!), {requestInit: {headers: entry.headers}}))
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(entry.url!), {requestInit: {headers: entry.headers}}),
+        )
         assert.equal((await client.listTools()).tools.length, 5, c.client)
         await client.close()
       }
       const desktop = clients[0]!.snippet.mcpServers!.mem
-      assert.deepEqual([desktop.command, ...desktop.args!], ['npx', '-y', 'mcp-remote', served.url, '--header', 'Authorization:${MEM_AUTH_HEADER}', '--allow-http'])
+      assert.deepEqual(
+        [desktop.command, ...desktop.args!],
+        ['npx', '-y', 'mcp-remote', served.url, '--header', 'Authorization:${MEM_AUTH_HEADER}', '--allow-http'],
+      )
       assert.equal(desktop.env?.MEM_AUTH_HEADER, `Bearer ${token}`)
-      assert.equal(clients[1]!.command_line, `claude mcp add --scope user --transport http mem ${served.url} --header 'Authorization: Bearer ${token}'`)
+      assert.equal(
+        clients[1]!.command_line,
+        `claude mcp add --scope user --transport http mem ${served.url} --header 'Authorization: Bearer ${token}'`,
+      )
     } finally {
       await served.stop()
       temp.cleanup()

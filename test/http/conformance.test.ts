@@ -22,7 +22,14 @@ describe('MCP conformance suite against mem mcp serve --http', function () {
     const served = await startHttpServe(temp.home, ['--rate-limit', '1000000'])
     const proxy = await authProxy(served.url, createToken(temp.home, ['--name', 'conformance']))
     try {
-      const {code, output} = await run(process.execPath, [CLI, 'server', '--url', proxy.url, '--expected-failures', BASELINE])
+      const {code, output} = await run(process.execPath, [
+        CLI,
+        'server',
+        '--url',
+        proxy.url,
+        '--expected-failures',
+        BASELINE,
+      ])
       assert.equal(code, 0, output.slice(0, 12000))
       for (const scenario of ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection']) {
         assert.match(output, new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`), scenario)

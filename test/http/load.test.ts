@@ -19,7 +19,11 @@ describe(`mem mcp serve --http under load (${HTTP_CLIENTS} HTTP clients and ${ST
     const temp = tempHome()
     const agent = (i: number) => `load-${i % AGENTS}`
     // One token per HTTP client, each limited to its agent; the rate limit is lifted for the test.
-    const tokens = await Promise.all(Array.from({length: HTTP_CLIENTS}, (_, i) => createTokenAsync(temp.home, ['--name', `c${i}`, '--agent', agent(i)])))
+    const tokens = await Promise.all(
+      Array.from({length: HTTP_CLIENTS}, (_, i) =>
+        createTokenAsync(temp.home, ['--name', `c${i}`, '--agent', agent(i)]),
+      ),
+    )
     const served = await startHttpServe(temp.home, ['--rate-limit', '1000000'])
     const sessions: McpSession[] = []
     try {

@@ -12,7 +12,19 @@ describe('mem token', function () {
   it('create prints the token once and keeps only its hash, in a private file', () => {
     const temp = tempHome()
     try {
-      const r = mem(temp.home, ['token', 'create', '--name', 'laptop', '--agent', 'alice', '--agent', 'team-*', '--read-only', '--expires', '30d'])
+      const r = mem(temp.home, [
+        'token',
+        'create',
+        '--name',
+        'laptop',
+        '--agent',
+        'alice',
+        '--agent',
+        'team-*',
+        '--read-only',
+        '--expires',
+        '30d',
+      ])
       assert.equal(r.code, 0, r.stderr)
       const token = /\b(mem_[A-Za-z0-9_-]{43})\b/.exec(r.stdout)?.[1]
       assert.ok(token, r.stdout)
@@ -25,7 +37,10 @@ describe('mem token', function () {
       assert.equal(statSync(join(temp.home, 'auth')).mode & 0o777, 0o700)
 
       const list = JSON.parse(mem(temp.home, ['token', 'list', '--json']).stdout) as {tokens: Record<string, unknown>[]}
-      assert.deepEqual(list.tokens.map((t) => [t.name, t.agents, t.read_only, t.expired]), [['laptop', ['alice', 'team-*'], true, false]])
+      assert.deepEqual(
+        list.tokens.map((t) => [t.name, t.agents, t.read_only, t.expired]),
+        [['laptop', ['alice', 'team-*'], true, false]],
+      )
       assert.ok(!JSON.stringify(list).includes('hash'))
     } finally {
       temp.cleanup()
@@ -37,7 +52,10 @@ describe('mem token', function () {
     try {
       mem(temp.home, ['token', 'create'])
       mem(temp.home, ['token', 'create'])
-      const names = () => (JSON.parse(mem(temp.home, ['token', 'list', '--json']).stdout) as {tokens: {name: string}[]}).tokens.map((t) => t.name)
+      const names = () =>
+        (JSON.parse(mem(temp.home, ['token', 'list', '--json']).stdout) as {tokens: {name: string}[]}).tokens.map(
+          (t) => t.name,
+        )
       assert.deepEqual(names(), ['token-1', 'token-2'])
       const dup = mem(temp.home, ['token', 'create', '--name', 'token-1'])
       assert.equal(dup.code, 2)
@@ -74,7 +92,9 @@ describe('mem token', function () {
   it('loses no token when several are created at once', async () => {
     const temp = tempHome()
     try {
-      const runs = await Promise.all(Array.from({length: 6}, (_, i) => memAsync(temp.home, ['token', 'create', '--name', `t${i}`])))
+      const runs = await Promise.all(
+        Array.from({length: 6}, (_, i) => memAsync(temp.home, ['token', 'create', '--name', `t${i}`])),
+      )
       for (const r of runs) assert.equal(r.code, 0, r.stderr)
       const list = JSON.parse(mem(temp.home, ['token', 'list', '--json']).stdout) as {count: number}
       assert.equal(list.count, 6)
@@ -88,7 +108,14 @@ describe('mem token', function () {
     assert.equal(parseDuration('1h30m', '--expires'), 5_400_000)
     assert.equal(parseDuration('2w', '--expires'), 14 * 86_400_000)
     const match = agentMatcher(['alice', 'team-*'])
-    assert.deepEqual(['alice', 'alice2', 'team-', 'team-web/x', 'xteam-a', 'Alice'].map(match), [true, false, true, true, false, false])
+    assert.deepEqual(['alice', 'alice2', 'team-', 'team-web/x', 'xteam-a', 'Alice'].map(match), [
+      true,
+      false,
+      true,
+      true,
+      false,
+      false,
+    ])
     assert.equal(agentMatcher(['a.b'])('axb'), false)
   })
 })

@@ -7,14 +7,32 @@ import {join} from 'node:path'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
-import {connectHttp, connectHttpV2, createToken, post, rawPost, startHttpServe, type HttpServe} from '../helpers/http.js'
+import {
+  connectHttp,
+  connectHttpV2,
+  createToken,
+  post,
+  rawPost,
+  startHttpServe,
+  type HttpServe,
+} from '../helpers/http.js'
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, ROOT, tempHome} from '../helpers/mem.js'
 import {validateAgainst} from '../helpers/schema.js'
 import {snapshotTree} from '../helpers/tree.js'
 
-const initialize = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 't', version: '1'}}}
-const search = (query: string) => ({jsonrpc: '2.0', id: 7, method: 'tools/call', params: {name: 'memory_search', arguments: {query}}})
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 't', version: '1'}},
+}
+const search = (query: string) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: {name: 'memory_search', arguments: {query}},
+})
 
 describe('mem mcp serve --http: the transport', function () {
   this.timeout(120_000)
@@ -27,7 +45,16 @@ describe('mem mcp serve --http: the transport', function () {
   before(async () => {
     token = createToken(home, ['--name', 'main'])
     auth = {Authorization: `Bearer ${token}`}
-    server = await startHttpServe(home, ['--agent', 'alice', '--max-body', '4096', '--allowed-host', 'mem.test', '--allowed-origin', 'https://app.example'])
+    server = await startHttpServe(home, [
+      '--agent',
+      'alice',
+      '--max-body',
+      '4096',
+      '--allowed-host',
+      'mem.test',
+      '--allowed-origin',
+      'https://app.example',
+    ])
   })
 
   after(async () => {
@@ -42,7 +69,10 @@ describe('mem mcp serve --http: the transport', function () {
     const res = await post(server.url, search('anything'), auth)
     assert.equal(res.status, 200)
     assert.equal(res.headers.get('mcp-session-id'), null)
-    assert.equal(((await res.json()) as {result: {structuredContent: {count: number}}}).result.structuredContent.count, 0)
+    assert.equal(
+      ((await res.json()) as {result: {structuredContent: {count: number}}}).result.structuredContent.count,
+      0,
+    )
   })
 
   it('answers JSON or an SSE stream as the client prefers, and the SDK client reads both', async () => {
@@ -59,7 +89,9 @@ describe('mem mcp serve --http: the transport', function () {
       return fetch(url, {...init, headers})
     }
     const client = new Client({name: 'sse', version: '1'})
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), {requestInit: {headers: auth}, fetch: preferStream}))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {requestInit: {headers: auth}, fetch: preferStream}),
+    )
     const added = await client.callTool({name: 'memory_add', arguments: {content: 'Streams are fine too'}})
     assert.equal((added.structuredContent as {agent_id: string}).agent_id, 'alice')
     await client.close()
@@ -68,7 +100,10 @@ describe('mem mcp serve --http: the transport', function () {
   it('serves the 2.x SDK client: every tool, payloads valid against the advertised schemas', async () => {
     const v2 = await connectHttpV2(server.url, token)
     try {
-      assert.deepEqual(v2.tools.map((t) => t.name), ['memory_search', 'memory_add', 'checkpoint_save', 'checkpoint_resume', 'memory_reflect'])
+      assert.deepEqual(
+        v2.tools.map((t) => t.name),
+        ['memory_search', 'memory_add', 'checkpoint_save', 'checkpoint_resume', 'memory_reflect'],
+      )
       const check = async (name: string, args: Record<string, unknown>) => {
         const r = await v2.call(name, args)
         assert.notEqual(r.isError, true, JSON.stringify(r.content))
@@ -95,20 +130,40 @@ describe('mem mcp serve --http: the transport', function () {
 
   it('refuses a foreign Host or Origin with 403, and accepts loopback names and the ones allowed by flag', async () => {
     const before = snapshotTree(home)
-    const add = {jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'memory_add', arguments: {content: 'rebound'}}}
-    for (const headers of <Record<string, string>[]>[{Host: 'evil.example'}, {Origin: 'http://evil.example'}, {Origin: 'http://localhost.evil.example'}, {Origin: 'null'}]) {
+    const add = {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: {name: 'memory_add', arguments: {content: 'rebound'}},
+    }
+    for (const headers of <Record<string, string>[]>[
+      {Host: 'evil.example'},
+      {Origin: 'http://evil.example'},
+      {Origin: 'http://localhost.evil.example'},
+      {Origin: 'null'},
+    ]) {
       const res = await rawPost(server.url, add, {...auth, ...headers})
       assert.equal(res.status, 403, JSON.stringify(headers))
     }
     assert.deepEqual(snapshotTree(home), before)
-    for (const headers of <Record<string, string>[]>[{Host: 'localhost:1'}, {Host: 'mem.test'}, {Origin: 'http://127.0.0.1:7411'}, {Origin: 'https://app.example'}]) {
+    for (const headers of <Record<string, string>[]>[
+      {Host: 'localhost:1'},
+      {Host: 'mem.test'},
+      {Origin: 'http://127.0.0.1:7411'},
+      {Origin: 'https://app.example'},
+    ]) {
       const res = await rawPost(server.url, search('x'), {...auth, ...headers})
       assert.equal(res.status, 200, JSON.stringify(headers))
     }
   })
 
   it('refuses an oversized body with 413 before reading it, and keeps serving', async () => {
-    const big = {jsonrpc: '2.0', id: 4, method: 'tools/call', params: {name: 'memory_add', arguments: {content: 'x'.repeat(5000)}}}
+    const big = {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: {name: 'memory_add', arguments: {content: 'x'.repeat(5000)}},
+    }
     const res = await post(server.url, big, auth)
     assert.equal(res.status, 413)
     const after = await post(server.url, search('x'), auth)
@@ -140,9 +195,14 @@ describe('mem mcp serve --http: limits per token', function () {
     const greedy = createToken(temp.home, ['--name', 'greedy'])
     const polite = createToken(temp.home, ['--name', 'polite'])
     server = await startHttpServe(temp.home, ['--rate-limit', '60'])
-    const statuses = await Promise.all(Array.from({length: 20}, () => post(server.url, search('x'), {Authorization: `Bearer ${greedy}`}).then((r) => r)))
+    const statuses = await Promise.all(
+      Array.from({length: 20}, () => post(server.url, search('x'), {Authorization: `Bearer ${greedy}`}).then((r) => r)),
+    )
     const limited = statuses.filter((r) => r.status === 429)
-    assert.ok(limited.length >= 10, `expected most of 20 requests over a burst of 6 to be limited, got ${limited.length}`)
+    assert.ok(
+      limited.length >= 10,
+      `expected most of 20 requests over a burst of 6 to be limited, got ${limited.length}`,
+    )
     assert.match(limited[0]!.headers.get('retry-after') ?? '', /^\d+$/)
     const other = await post(server.url, search('x'), {Authorization: `Bearer ${polite}`})
     assert.equal(other.status, 200)
@@ -157,14 +217,23 @@ describe('mem mcp serve --read-only', function () {
       const temp = tempHome()
       mem(temp.home, ['add', '--agent', 'default', 'Read-only servers still search'])
       let served: HttpServe | undefined
-      const session = transport === 'stdio' ? await connectMcp(temp.home, {args: ['--read-only']}) : await (async () => {
-        const token = createToken(temp.home)
-        served = await startHttpServe(temp.home, ['--read-only'])
-        return connectHttp(served.url, token)
-      })()
+      const session =
+        transport === 'stdio'
+          ? await connectMcp(temp.home, {args: ['--read-only']})
+          : await (async () => {
+              const token = createToken(temp.home)
+              served = await startHttpServe(temp.home, ['--read-only'])
+              return connectHttp(served.url, token)
+            })()
       try {
-        assert.deepEqual(session.tools.map((t) => t.name), ['memory_search', 'checkpoint_resume'])
-        assert.equal(((await session.call('memory_search', {query: 'servers'})).structuredContent as {count: number}).count, 1)
+        assert.deepEqual(
+          session.tools.map((t) => t.name),
+          ['memory_search', 'checkpoint_resume'],
+        )
+        assert.equal(
+          ((await session.call('memory_search', {query: 'servers'})).structuredContent as {count: number}).count,
+          1,
+        )
         const before = snapshotTree(temp.home)
         for (const name of ['memory_add', 'checkpoint_save', 'memory_reflect']) {
           const r = await session.call(name, {content: 'x', state: {}, action: 'add'})
@@ -205,7 +274,27 @@ describe('mem mcp serve --http: where it listens', function () {
     const temp = tempHome()
     const cert = join(temp.home, 'cert.pem')
     const key = join(temp.home, 'key.pem')
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], {stdio: 'ignore'})
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      {stdio: 'ignore'},
+    )
     const served = await startHttpServe(temp.home, ['--tls-cert', cert, '--tls-key', key])
     try {
       assert.match(served.url, /^https:\/\/127\.0\.0\.1:\d+\/mcp$/)

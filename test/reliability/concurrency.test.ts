@@ -30,7 +30,11 @@ async function serverWorker(home: string, n: number, acked: Acked): Promise<void
           assert.notEqual(r.isError, true, JSON.stringify(r.content))
           acked.checkpoints.push((r.structuredContent as {checkpoint_id: string}).checkpoint_id)
         } else {
-          const r = await mcp.call('memory_add', {agent_id: 'shared', content: `server ${n} fact ${i}`, tags: [`s${n}`]})
+          const r = await mcp.call('memory_add', {
+            agent_id: 'shared',
+            content: `server ${n} fact ${i}`,
+            tags: [`s${n}`],
+          })
           assert.notEqual(r.isError, true, JSON.stringify(r.content))
           acked.facts.push((r.structuredContent as {fact_id: string}).fact_id)
         }
@@ -74,8 +78,16 @@ describe('concurrency: MCP servers and CLI runs writing to one agent at once (re
       assert.deepEqual(duplicates(found.checkpoints.map((c) => c.id)), [], 'no checkpoint is stored twice')
       const factIds = new Set(found.facts.map((f) => f.id))
       const checkpointIds = new Set(found.checkpoints.map((c) => c.id))
-      assert.deepEqual(acked.facts.filter((id) => !factIds.has(id)), [], 'lost facts')
-      assert.deepEqual(acked.checkpoints.filter((id) => !checkpointIds.has(id)), [], 'lost checkpoints')
+      assert.deepEqual(
+        acked.facts.filter((id) => !factIds.has(id)),
+        [],
+        'lost facts',
+      )
+      assert.deepEqual(
+        acked.checkpoints.filter((id) => !checkpointIds.has(id)),
+        [],
+        'lost checkpoints',
+      )
       assert.equal(found.facts.length, acked.facts.length, 'nothing but the acknowledged facts')
       const contents = found.facts.map((f) => f.content)
       assert.deepEqual(duplicates(contents), [], 'each write landed once')

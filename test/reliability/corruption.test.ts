@@ -8,28 +8,77 @@ import {FileStore} from '../../src/store/file-store.js'
 import {sha256, snapshot} from './files.js'
 
 /** Ways a data file can be damaged or foreign, each applied to alice's first facts segment. */
-const damages: {name: string; kind: 'corrupt_file' | 'unsupported_version'; mention: RegExp; file?: string; damage: (file: string, home: string) => void}[] = [
-  {name: 'truncated', kind: 'corrupt_file', mention: /not valid JSON/, damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 40))},
+const damages: {
+  name: string
+  kind: 'corrupt_file' | 'unsupported_version'
+  mention: RegExp
+  file?: string
+  damage: (file: string, home: string) => void
+}[] = [
+  {
+    name: 'truncated',
+    kind: 'corrupt_file',
+    mention: /not valid JSON/,
+    damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 40)),
+  },
   {name: 'empty', kind: 'corrupt_file', mention: /empty/, damage: (f) => writeFileSync(f, '')},
   {
     // Pretty-printed by hand, with a comma left after the last record: records close on line 12.
     name: 'a hand-made trailing comma',
     kind: 'corrupt_file',
     mention: /not valid JSON at line \d+, column 3 \(a comma before a closing bracket\)/,
-    damage: (f) => writeFileSync(f, JSON.stringify(JSON.parse(readFileSync(f, 'utf8')), null, 2).replace(/\}\n {2}\]\n\}$/, '},\n  ]\n}\n')),
+    damage: (f) =>
+      writeFileSync(
+        f,
+        JSON.stringify(JSON.parse(readFileSync(f, 'utf8')), null, 2).replace(/\}\n {2}\]\n\}$/, '},\n  ]\n}\n'),
+      ),
   },
-  {name: 'truncated JSON names where it ends', kind: 'corrupt_file', mention: /not valid JSON: it ends too early \(line 1, column 41\)/, damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 40))},
-  {name: 'binary garbage', kind: 'corrupt_file', mention: /not valid JSON/, damage: (f) => writeFileSync(f, Buffer.from([0xff, 0x00, 0x9c, 0x7b, 0x22, 0x01, 0xfe, 0x80, 0x0a]))},
-  {name: 'valid JSON of the wrong shape', kind: 'corrupt_file', mention: /not a mem data file/, damage: (f) => writeFileSync(f, '{"hello": "world"}\n')},
-  {name: 'a JSON array', kind: 'corrupt_file', mention: /not a mem data file/, damage: (f) => writeFileSync(f, '[1, 2, 3]\n')},
+  {
+    name: 'truncated JSON names where it ends',
+    kind: 'corrupt_file',
+    mention: /not valid JSON: it ends too early \(line 1, column 41\)/,
+    damage: (f) => writeFileSync(f, readFileSync(f).subarray(0, 40)),
+  },
+  {
+    name: 'binary garbage',
+    kind: 'corrupt_file',
+    mention: /not valid JSON/,
+    damage: (f) => writeFileSync(f, Buffer.from([0xff, 0x00, 0x9c, 0x7b, 0x22, 0x01, 0xfe, 0x80, 0x0a])),
+  },
+  {
+    name: 'valid JSON of the wrong shape',
+    kind: 'corrupt_file',
+    mention: /not a mem data file/,
+    damage: (f) => writeFileSync(f, '{"hello": "world"}\n'),
+  },
+  {
+    name: 'a JSON array',
+    kind: 'corrupt_file',
+    mention: /not a mem data file/,
+    damage: (f) => writeFileSync(f, '[1, 2, 3]\n'),
+  },
   {
     name: 'a record of the wrong shape',
     kind: 'corrupt_file',
     mention: /a record does not decode/,
-    damage: (f) => writeFileSync(f, JSON.stringify({format: 'mem.facts', version: 2, agent: 'alice', records: [{id: 1, content: null}]})),
+    damage: (f) =>
+      writeFileSync(
+        f,
+        JSON.stringify({format: 'mem.facts', version: 2, agent: 'alice', records: [{id: 1, content: null}]}),
+      ),
   },
-  {name: 'checkpoints where facts belong', kind: 'corrupt_file', mention: /"mem.checkpoints" data where "mem.facts"/, damage: (f, home) => copyFileSync(join(home, 'agents/alice/checkpoints/000001.json'), f)},
-  {name: "another agent's file", kind: 'corrupt_file', mention: /belongs to agent "bob"/, damage: (f, home) => copyFileSync(join(home, 'agents/bob/facts/000001.json'), f)},
+  {
+    name: 'checkpoints where facts belong',
+    kind: 'corrupt_file',
+    mention: /"mem.checkpoints" data where "mem.facts"/,
+    damage: (f, home) => copyFileSync(join(home, 'agents/alice/checkpoints/000001.json'), f),
+  },
+  {
+    name: "another agent's file",
+    kind: 'corrupt_file',
+    mention: /belongs to agent "bob"/,
+    damage: (f, home) => copyFileSync(join(home, 'agents/bob/facts/000001.json'), f),
+  },
   {
     name: 'a truncated checkpoints file',
     kind: 'corrupt_file',
@@ -41,7 +90,8 @@ const damages: {name: string; kind: 'corrupt_file' | 'unsupported_version'; ment
     name: 'a newer format version',
     kind: 'unsupported_version',
     mention: /newer mem .*Upgrade mem/,
-    damage: (f) => writeFileSync(f, JSON.stringify({format: 'mem.facts', version: 99, agent: 'alice', records: [], shards: {}})),
+    damage: (f) =>
+      writeFileSync(f, JSON.stringify({format: 'mem.facts', version: 99, agent: 'alice', records: [], shards: {}})),
   },
 ]
 
@@ -89,8 +139,13 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
 
         const report = mem(home, ['doctor', '--json'])
         assert.equal(report.code, 1)
-        const found = (JSON.parse(report.stdout) as {problems: {kind: string; path: string; fixed: boolean}[]}).problems.filter((p) => p.path === file)
-        assert.deepEqual(found.map((p) => [p.kind, p.fixed]), [[kind, false]])
+        const found = (
+          JSON.parse(report.stdout) as {problems: {kind: string; path: string; fixed: boolean}[]}
+        ).problems.filter((p) => p.path === file)
+        assert.deepEqual(
+          found.map((p) => [p.kind, p.fixed]),
+          [[kind, false]],
+        )
         assert.deepEqual(snapshot(home), before, 'doctor without --fix changes nothing')
 
         const fixed = mem(home, ['doctor', '--fix'])
@@ -123,10 +178,16 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
       // A person pretty-prints the file, edits a fact and leaves a trailing comma.
       writeFileSync(file, JSON.stringify(JSON.parse(written), null, 2).replace('read-only"', 'read-only on Fridays",'))
       const plan = mem(home, ['doctor'])
-      assert.match(plan.stdout, /--fix: this discards a hand edit \(the file is laid out on several lines, which mem never writes; copy your change back from the file kept aside\): restore the last good copy/)
+      assert.match(
+        plan.stdout,
+        /--fix: this discards a hand edit \(the file is laid out on several lines, which mem never writes; copy your change back from the file kept aside\): restore the last good copy/,
+      )
       const done = mem(home, ['doctor', '--fix'])
       assert.equal(done.code, 0, done.stdout)
-      assert.match(done.stdout, /Done: this discarded a hand edit \(.*\): restored the last good copy .*; the corrupt file is kept aside as \S+\.corrupt-\d{4}-/)
+      assert.match(
+        done.stdout,
+        /Done: this discarded a hand edit \(.*\): restored the last good copy .*; the corrupt file is kept aside as \S+\.corrupt-\d{4}-/,
+      )
 
       // A write cut short is mem's own one-line file: restoring its copy loses no edit of a person.
       writeFileSync(file, readFileSync(file).subarray(0, 60))
@@ -150,7 +211,10 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
       assert.equal(r.code, 1)
       const report = JSON.parse(r.stdout) as {ok: boolean; problems: {kind: string; fixed: boolean; fix: string}[]}
       assert.equal(report.ok, false)
-      assert.deepEqual(report.problems.map((p) => [p.kind, p.fixed]), [['corrupt_file', false]])
+      assert.deepEqual(
+        report.problems.map((p) => [p.kind, p.fixed]),
+        [['corrupt_file', false]],
+      )
       assert.match(report.problems[0]!.fix, /no good copy/)
       assert.deepEqual(snapshot(home), before)
     } finally {

@@ -19,7 +19,10 @@ interface Writer {
 
 /** A writer process; its acknowledged ids are collected line by line from stdout. */
 function startWriter(home: string, agent: string, tag: string, acked: Writer['acked']): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, home, agent, tag], {env: childEnv(home), stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, home, agent, tag], {
+    env: childEnv(home),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let buffered = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk
@@ -36,7 +39,9 @@ function startWriter(home: string, agent: string, tag: string, acked: Writer['ac
   let stderr = ''
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
   const exited = new Promise<void>((resolve, reject) =>
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`writer stopped by itself (${code ?? signal}): ${stderr}`)))),
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`writer stopped by itself (${code ?? signal}): ${stderr}`)),
+    ),
   )
   return {child, acked, exited}
 }
@@ -45,7 +50,8 @@ function startWriter(home: string, agent: string, tag: string, acked: Writer['ac
 async function untilProgress(acked: Writer['acked'], since: number, child: ChildProcess): Promise<void> {
   while (acked.fact.length + acked.checkpoint.length <= since) {
     // A writer that stopped by itself will never make progress: fail instead of waiting forever.
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`a writer stopped by itself (${child.exitCode ?? child.signalCode})`)
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`a writer stopped by itself (${child.exitCode ?? child.signalCode})`)
     await sleep(5)
   }
 }
@@ -62,7 +68,9 @@ describe('crash safety: writers SIGKILLed at random moments (real processes, rea
     const lane = async (n: number): Promise<{facts: number; checkpoints: number; updates: number}> => {
       const agent = `lane-${n}`
       const acked: Writer['acked'] = {fact: [], checkpoint: [], update: []}
-      const writers = Array.from({length: WRITERS_PER_LANE}, (_, i) => startWriter(home.home, agent, `w${n}.${i}`, acked))
+      const writers = Array.from({length: WRITERS_PER_LANE}, (_, i) =>
+        startWriter(home.home, agent, `w${n}.${i}`, acked),
+      )
       try {
         while (kills < KILLS) {
           const victim = Math.floor(Math.random() * writers.length)
@@ -76,10 +84,22 @@ describe('crash safety: writers SIGKILLed at random moments (real processes, rea
           const found = await readBack(home.home, agent)
           const factIds = new Set(found.facts.map((f) => f.id))
           const byId = new Map(found.facts.map((f) => [f.id, f]))
-          assert.deepEqual(expected.updates.filter(([old, next]) => byId.get(old)?.superseded_by !== next), [], `replacements not recorded after kill ${kills}`)
+          assert.deepEqual(
+            expected.updates.filter(([old, next]) => byId.get(old)?.superseded_by !== next),
+            [],
+            `replacements not recorded after kill ${kills}`,
+          )
           const checkpointIds = new Set(found.checkpoints.map((c) => c.id))
-          assert.deepEqual(expected.facts.filter((id) => !factIds.has(id)), [], `lost facts after kill ${kills}`)
-          assert.deepEqual(expected.checkpoints.filter((id) => !checkpointIds.has(id)), [], `lost checkpoints after kill ${kills}`)
+          assert.deepEqual(
+            expected.facts.filter((id) => !factIds.has(id)),
+            [],
+            `lost facts after kill ${kills}`,
+          )
+          assert.deepEqual(
+            expected.checkpoints.filter((id) => !checkpointIds.has(id)),
+            [],
+            `lost checkpoints after kill ${kills}`,
+          )
           assert.deepEqual(duplicates(found.facts.map((f) => f.id)), [])
           assert.deepEqual(duplicates(found.checkpoints.map((c) => c.id)), [])
           checks++
@@ -91,7 +111,10 @@ describe('crash safety: writers SIGKILLed at random moments (real processes, rea
       }
       const final = await readBack(home.home, agent)
       const factIds = new Set(final.facts.map((f) => f.id))
-      assert.deepEqual(acked.fact.filter((id) => !factIds.has(id)), [])
+      assert.deepEqual(
+        acked.fact.filter((id) => !factIds.has(id)),
+        [],
+      )
       assert.deepEqual(duplicates(final.facts.map((f) => f.id)), [])
       return {facts: acked.fact.length, checkpoints: acked.checkpoint.length, updates: acked.update.length}
     }
@@ -106,6 +129,8 @@ describe('crash safety: writers SIGKILLed at random moments (real processes, rea
     const checkpoints = totals.reduce((s, t) => s + t.checkpoints, 0)
     const updates = totals.reduce((s, t) => s + t.updates, 0)
     // The figures docs/reliability.md reports.
-    process.stderr.write(`      crash: ${kills} SIGKILLs, ${LANES * WRITERS_PER_LANE} writers at a time, ${facts} facts (${updates} of them replacing another), ${checkpoints} checkpoints acknowledged, 0 lost\n`)
+    process.stderr.write(
+      `      crash: ${kills} SIGKILLs, ${LANES * WRITERS_PER_LANE} writers at a time, ${facts} facts (${updates} of them replacing another), ${checkpoints} checkpoints acknowledged, 0 lost\n`,
+    )
   })
 })

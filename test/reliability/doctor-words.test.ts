@@ -15,7 +15,10 @@ describe('mem doctor says what it did, in plain words', () => {
     const missing = join(home.home, 'nothing-here')
     const r = mem(missing, ['doctor'])
     assert.equal(r.code, 0)
-    assert.equal(r.stdout, `Nothing is stored in ${missing} yet: the folder does not exist. mem creates it when something is first stored (check MEM_HOME if you expected data here).\n`)
+    assert.equal(
+      r.stdout,
+      `Nothing is stored in ${missing} yet: the folder does not exist. mem creates it when something is first stored (check MEM_HOME if you expected data here).\n`,
+    )
     assert.doesNotMatch(r.stdout, /Everything is in order/)
   })
 
@@ -26,6 +29,9 @@ describe('mem doctor says what it did, in plain words', () => {
     const r = mem(home.home, ['doctor', '--fix'])
     assert.equal(r.code, 0, r.stdout)
     assert.doesNotMatch(r.stdout, /left untouched|Run "mem doctor --fix"|<time>/)
-    assert.match(r.stdout, /Done: restored the last good copy \S+000001\.json\.bak; the corrupt file is kept aside as \S+000001\.json\.corrupt-\d{4}-\d\d-\d\dT/)
+    assert.match(
+      r.stdout,
+      /Done: restored the last good copy \S+000001\.json\.bak; the corrupt file is kept aside as \S+000001\.json\.corrupt-\d{4}-\d\d-\d\dT/,
+    )
   })
 })

@@ -20,7 +20,12 @@ describe('mem doctor (built binary)', function () {
   let home: ReturnType<typeof tempHome>
   beforeEach(() => {
     home = tempHome()
-    for (const args of [['add', 'one'], ['add', 'two'], ['save', '--state', '{"a":1}']]) assert.equal(mem(home.home, [...args, '-a', 'alice']).code, 0)
+    for (const args of [
+      ['add', 'one'],
+      ['add', 'two'],
+      ['save', '--state', '{"a":1}'],
+    ])
+      assert.equal(mem(home.home, [...args, '-a', 'alice']).code, 0)
   })
   afterEach(() => home.cleanup())
 
@@ -39,11 +44,14 @@ describe('mem doctor (built binary)', function () {
     assert.equal(existsSync(missing), false)
   })
 
-  it('the home folder itself is only reported: it may not be mem\'s alone', () => {
+  it("the home folder itself is only reported: it may not be mem's alone", () => {
     chmodSync(home.home, 0o755)
     const r = report(home.home, ['--fix'])
     assert.equal(r.code, 1)
-    assert.deepEqual(r.report.problems.map((p) => [p.kind, p.path, p.fixed]), [['permissions', home.home, false]])
+    assert.deepEqual(
+      r.report.problems.map((p) => [p.kind, p.path, p.fixed]),
+      [['permissions', home.home, false]],
+    )
     assert.match(r.report.problems[0]!.fix, /chmod 700/)
     assert.equal(modeOf(home.home), 0o755)
   })
@@ -59,11 +67,15 @@ describe('mem doctor (built binary)', function () {
 
     const found = report(home.home)
     assert.equal(found.code, 1)
-    assert.deepEqual(found.report.problems.map((p) => [p.kind, p.path, p.fixed]).sort(), [
-      ['permissions', join(facts, '000001.json'), false],
-      ['permissions', join(home.home, 'agents/alice'), false],
-      ['temp_file', orphan, false],
-    ].sort(), 'a temp file whose writer is alive is not reported')
+    assert.deepEqual(
+      found.report.problems.map((p) => [p.kind, p.path, p.fixed]).sort(),
+      [
+        ['permissions', join(facts, '000001.json'), false],
+        ['permissions', join(home.home, 'agents/alice'), false],
+        ['temp_file', orphan, false],
+      ].sort(),
+      'a temp file whose writer is alive is not reported',
+    )
     const prose = mem(home.home, ['doctor'])
     assert.match(prose.stdout, /3 problems left\. Run "mem doctor --fix"/)
 

@@ -42,7 +42,10 @@ export function modes(root: string): {path: string; mode: number; dir: boolean}[
 }
 
 /** What a fresh reader finds on disk, through the store's own decoding (so a corrupt file fails here). */
-export async function readBack(home: string, agent: string): Promise<{facts: FactRecord[]; checkpoints: CheckpointRecord[]}> {
+export async function readBack(
+  home: string,
+  agent: string,
+): Promise<{facts: FactRecord[]; checkpoints: CheckpointRecord[]}> {
   const store = new FileStore(home)
   return {facts: await store.listFacts(agent), checkpoints: await store.listCheckpoints(agent)}
 }

@@ -16,8 +16,26 @@ import {snapshot} from './files.js'
 const hostile = fc.oneof(
   fc.string({unit: 'binary', maxLength: 300}),
   fc.string({unit: 'grapheme', maxLength: 80}),
-  fc.constantFrom('..', '.', '../x', '../../etc/passwd', '/etc/passwd', 'a/../../b', 'a\0b', '\0', 'C:\\x', 'alice/..', '.lock', 'ａｌｉｃｅ', 'alice\u200b', 'İ', 'x'.repeat(10_000)),
-  fc.array(fc.constantFrom('..', '/', '.', 'a', '%', '2F', '\\', '\0', 'é'), {maxLength: 40}).map((parts) => parts.join('')),
+  fc.constantFrom(
+    '..',
+    '.',
+    '../x',
+    '../../etc/passwd',
+    '/etc/passwd',
+    'a/../../b',
+    'a\0b',
+    '\0',
+    'C:\\x',
+    'alice/..',
+    '.lock',
+    'ａｌｉｃｅ',
+    'alice\u200b',
+    'İ',
+    'x'.repeat(10_000),
+  ),
+  fc
+    .array(fc.constantFrom('..', '/', '.', 'a', '%', '2F', '\\', '\0', 'é'), {maxLength: 40})
+    .map((parts) => parts.join('')),
 )
 
 const HOME = '/data/mem-home'
@@ -74,7 +92,8 @@ describe('hostile ids and paths (property-based)', () => {
   })
 
   it('a folder name mem cannot have made is not taken for an agent', () => {
-    for (const name of ['%zz', '%', 'ALICE', '%61lice', '..', '.', '', '%2e%2e', 'a%2Fb%']) assert.equal(decodeAgentDir(name), undefined, name)
+    for (const name of ['%zz', '%', 'ALICE', '%61lice', '..', '.', '', '%2e%2e', 'a%2Fb%'])
+      assert.equal(decodeAgentDir(name), undefined, name)
     assert.equal(decodeAgentDir('alice%2Fwork'), 'alice/work')
   })
 

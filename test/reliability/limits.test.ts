@@ -46,7 +46,11 @@ describe('limits through the CLI: huge and deeply nested input is refused, not a
 
   it('content, tags and queries over their limits', () => {
     refused(['add'], 'x'.repeat(LIMITS.contentLength + 1), /at most 16000 characters/)
-    refused(['add', 'ok', ...Array.from({length: LIMITS.tagCount + 1}, (_, i) => ['-t', `t${i}`]).flat()], undefined, /at most 32 tags/)
+    refused(
+      ['add', 'ok', ...Array.from({length: LIMITS.tagCount + 1}, (_, i) => ['-t', `t${i}`]).flat()],
+      undefined,
+      /at most 32 tags/,
+    )
     refused(['add', 'ok', '-t', 'x'.repeat(LIMITS.tagLength + 1)], undefined, /at most 64 characters/)
     refused(['search', 'q'.repeat(LIMITS.queryLength + 1)], undefined, /at most 2000 characters/)
   })

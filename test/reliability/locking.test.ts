@@ -32,7 +32,10 @@ const RACERS = 8
 const ROUNDS = 5
 
 /** A process with the store loaded, waiting to add a fact the moment it is told to. */
-async function startRacer(home: string, tag: string): Promise<{child: ChildProcessWithoutNullStreams; add: (text: string) => Promise<string>}> {
+async function startRacer(
+  home: string,
+  tag: string,
+): Promise<{child: ChildProcessWithoutNullStreams; add: (text: string) => Promise<string>}> {
   const child = spawn(process.execPath, ['--import', 'tsx', RACER, home, 'alice', tag], {env: childEnv(home)})
   const lines = createInterface({input: child.stdout})[Symbol.asyncIterator]()
   const next = async (): Promise<string> => {
@@ -65,9 +68,16 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
     const release = await holdLock(home.home)
     try {
       const before = snapshot(home.home)
-      const r = await memAsync(home.home, ['add', 'second', '-a', 'alice', '--json'], {env: {MEM_LOCK_TIMEOUT_MS: '1500'}})
+      const r = await memAsync(home.home, ['add', 'second', '-a', 'alice', '--json'], {
+        env: {MEM_LOCK_TIMEOUT_MS: '1500'},
+      })
       assert.equal(r.code, 1)
-      assert.match(r.stderr, new RegExp(`could not lock .*alice within 1500 ms: mem process ${process.pid} has held it since \\S+\\. Nothing was changed\\. If process ${process.pid} is stopped`))
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `could not lock .*alice within 1500 ms: mem process ${process.pid} has held it since \\S+\\. Nothing was changed\\. If process ${process.pid} is stopped`,
+        ),
+      )
       assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'lock_timeout')
       assert.deepEqual(snapshot(home.home), before)
     } finally {
@@ -84,8 +94,14 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
       const before = snapshot(home.home)
       const r = await memAsync(home.home, ['doctor', '--fix', '--json'], {env: {MEM_LOCK_TIMEOUT_MS: '500'}})
       assert.equal(r.code, 1)
-      const problems = (JSON.parse(r.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed])
-      assert.deepEqual(problems, [['permissions', false], ['busy', false]])
+      const problems = (JSON.parse(r.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [
+        p.kind,
+        p.fixed,
+      ])
+      assert.deepEqual(problems, [
+        ['permissions', false],
+        ['busy', false],
+      ])
       assert.deepEqual(snapshot(home.home), before)
       assert.equal(modeOf(facts), 0o755)
     } finally {
@@ -121,16 +137,24 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
   it('a lock file that is a symbolic link is never followed: writes fail naming it, doctor reports it and --fix removes it', () => {
     const dir = agentDir(home.home, 'alice')
     const target = join(home.home, 'elsewhere')
-    writeFileSync(target, 'not mem\'s')
+    writeFileSync(target, "not mem's")
     // Planted in place of the lock file the first add made.
     unlinkSync(join(dir, 'write.lock'))
     symlinkSync(target, join(dir, 'write.lock'))
     const r = mem(home.home, ['add', 'blocked', '-a', 'alice', '--json'])
     assert.equal(r.code, 1)
-    assert.match(r.stderr, /cannot lock .*write\.lock: it is a symbolic link, and mem's lock file must be a regular file\. Nothing was changed\. Remove it \("mem doctor --fix" does\)/)
+    assert.match(
+      r.stderr,
+      /cannot lock .*write\.lock: it is a symbolic link, and mem's lock file must be a regular file\. Nothing was changed\. Remove it \("mem doctor --fix" does\)/,
+    )
     assert.equal(readFileSync(target, 'utf8'), "not mem's")
-    const report = JSON.parse(mem(home.home, ['doctor', '--json']).stdout) as {problems: {kind: string; path: string; problem: string}[]}
-    assert.deepEqual(report.problems.map((p) => [p.kind, p.path]), [['bad_lock', join(dir, 'write.lock')]])
+    const report = JSON.parse(mem(home.home, ['doctor', '--json']).stdout) as {
+      problems: {kind: string; path: string; problem: string}[]
+    }
+    assert.deepEqual(
+      report.problems.map((p) => [p.kind, p.path]),
+      [['bad_lock', join(dir, 'write.lock')]],
+    )
     assert.match(report.problems[0]!.problem, /symbolic link/)
     assert.equal(mem(home.home, ['doctor', '--fix']).code, 0)
     assert.equal(readFileSync(target, 'utf8'), "not mem's")
@@ -144,7 +168,10 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
     symlinkSync(target, join(dir, '.lock'))
     assert.equal(mem(home.home, ['add', 'not blocked', '-a', 'alice'], {env: {MEM_LOCK_TIMEOUT_MS: '500'}}).code, 0)
     const report = JSON.parse(mem(home.home, ['doctor', '--json']).stdout) as {problems: {kind: string; path: string}[]}
-    assert.deepEqual(report.problems.map((p) => [p.kind, p.path]), [['stale_lock', join(dir, '.lock')]])
+    assert.deepEqual(
+      report.problems.map((p) => [p.kind, p.path]),
+      [['stale_lock', join(dir, '.lock')]],
+    )
     assert.equal(mem(home.home, ['doctor', '--fix']).code, 0)
     assert.equal(existsSync(join(dir, '.lock')), false)
     assert.equal(existsSync(target), true)
@@ -155,7 +182,13 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
     // A stale temp file needs the lock to be removed, so the repair must get past the lock.
     writeFileSync(join(agentDir(home.home, 'alice'), 'facts', '.000001.json.999999999.abcd.tmp'), '')
     const fixed = mem(home.home, ['doctor', '--fix', '--json'])
-    assert.deepEqual((JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed]), [['permissions', true], ['temp_file', true]])
+    assert.deepEqual(
+      (JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed]),
+      [
+        ['permissions', true],
+        ['temp_file', true],
+      ],
+    )
     assert.equal(modeOf(agentDir(home.home, 'alice')), 0o700)
     assert.equal(mem(home.home, ['add', 'unblocked', '-a', 'alice']).code, 0)
   })
@@ -172,7 +205,10 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
     }
     const stored = new Set((await readBack(home.home, 'alice')).facts.map((f) => f.id))
     assert.equal(acked.length, RACERS * ROUNDS)
-    assert.deepEqual(acked.filter((id) => !stored.has(id)), [])
+    assert.deepEqual(
+      acked.filter((id) => !stored.has(id)),
+      [],
+    )
   })
 
   for (const names of [['.lock'], ['.lock-takeover'], ['.lock', '.lock-takeover']]) {
@@ -181,14 +217,25 @@ describe('locking: kernel locks, bounded waits, lock debris (real processes)', f
       for (const name of names) mkdirSync(join(dir, name), {mode: 0o700})
       const report = mem(home.home, ['doctor', '--json'])
       assert.equal(report.code, 1)
-      const kinds = (JSON.parse(report.stdout) as {problems: {kind: string; path: string}[]}).problems.map((p) => [p.kind, p.path])
-      assert.deepEqual(kinds, names.map((n) => ['stale_lock', join(dir, n)]))
+      const kinds = (JSON.parse(report.stdout) as {problems: {kind: string; path: string}[]}).problems.map((p) => [
+        p.kind,
+        p.path,
+      ])
+      assert.deepEqual(
+        kinds,
+        names.map((n) => ['stale_lock', join(dir, n)]),
+      )
       const fixed = mem(home.home, ['doctor', '--fix', '--json'])
       assert.equal(fixed.code, 0, fixed.stdout)
-      assert.deepEqual((JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [p.kind, p.fixed]), names.map(() => ['stale_lock', true]))
+      assert.deepEqual(
+        (JSON.parse(fixed.stdout) as {problems: {kind: string; fixed: boolean}[]}).problems.map((p) => [
+          p.kind,
+          p.fixed,
+        ]),
+        names.map(() => ['stale_lock', true]),
+      )
       assert.equal(existsSync(join(dir, '.lock')) || existsSync(join(dir, '.lock-takeover')), false)
       assert.equal(mem(home.home, ['doctor']).code, 0)
     })
   }
 })
-

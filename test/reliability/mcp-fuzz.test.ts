@@ -29,7 +29,8 @@ class RawServer {
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.receive(chunk))
     this.child.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr += d))
     this.child.once('exit', (code) => {
-      for (const w of this.waiting.values()) w.reject(new Error(`the server exited (${code}) before answering: ${this.stderr}`))
+      for (const w of this.waiting.values())
+        w.reject(new Error(`the server exited (${code}) before answering: ${this.stderr}`))
     })
   }
 
@@ -60,7 +61,9 @@ class RawServer {
   }
 
   request(method: string, params?: unknown): Promise<Reply> {
-    return this.sendRaw(this.nextId++, (id) => JSON.stringify({jsonrpc: '2.0', id, method, ...(params === undefined ? {} : {params})}))
+    return this.sendRaw(this.nextId++, (id) =>
+      JSON.stringify({jsonrpc: '2.0', id, method, ...(params === undefined ? {} : {params})}),
+    )
   }
 
   sendRaw(id: number, line: (id: number) => string): Promise<Reply> {
@@ -111,7 +114,11 @@ describe('MCP server fuzzing with malformed JSON-RPC (raw bytes to a real mem mc
   before(async () => {
     home = tempHome()
     server = new RawServer(home.home)
-    const init = await server.request('initialize', {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'fuzz', version: '1'}})
+    const init = await server.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: {name: 'fuzz', version: '1'},
+    })
     assert.ok(init.result)
     server.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
   })
@@ -126,12 +133,21 @@ describe('MCP server fuzzing with malformed JSON-RPC (raw bytes to a real mem mc
       server.write(line)
       server.write('\n')
       await server.alive()
-      assert.deepEqual(server.nullReplies.slice(before).map((r) => r.error?.code), [code])
+      assert.deepEqual(
+        server.nullReplies.slice(before).map((r) => r.error?.code),
+        [code],
+      )
     })
   }
 
   it('requests with wrong-typed params get an error reply with their id', async () => {
-    for (const params of [undefined, {name: 5}, {name: 'memory_add', arguments: 'str'}, {name: 'memory_add', arguments: [1]}, {name: 'no_such_tool', arguments: {}}]) {
+    for (const params of [
+      undefined,
+      {name: 5},
+      {name: 'memory_add', arguments: 'str'},
+      {name: 'memory_add', arguments: [1]},
+      {name: 'no_such_tool', arguments: {}},
+    ]) {
       const reply = await server.request('tools/call', params)
       assert.ok(reply.error, `tools/call ${JSON.stringify(params)} should be an error`)
       assert.equal(typeof reply.error.message, 'string')
@@ -145,15 +161,24 @@ describe('MCP server fuzzing with malformed JSON-RPC (raw bytes to a real mem mc
       const before = server.nullReplies.length
       const id = server.send('tools/call', params)
       await server.alive()
-      const answered = server.replies.get(id)?.error !== undefined || server.nullReplies.slice(before).some((r) => r.error?.code === -32600)
+      const answered =
+        server.replies.get(id)?.error !== undefined ||
+        server.nullReplies.slice(before).some((r) => r.error?.code === -32600)
       assert.ok(answered, `tools/call with params ${JSON.stringify(params)} got no error reply`)
     }
   })
 
   it('a checkpoint nested 100,000 deep and oversized content are refused as tool errors', async () => {
-    for (const args of [`{"state":${deepObject}}`, `{"state":{},"messages":${deepArray}}`, `{"content":"${'x'.repeat(5_000_000)}"}`]) {
+    for (const args of [
+      `{"state":${deepObject}}`,
+      `{"state":{},"messages":${deepArray}}`,
+      `{"content":"${'x'.repeat(5_000_000)}"}`,
+    ]) {
       const tool = args.startsWith('{"content"') ? 'memory_add' : 'checkpoint_save'
-      const r = await server.sendRaw(77_000 + args.length, (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${tool}","arguments":${args}}}`)
+      const r = await server.sendRaw(
+        77_000 + args.length,
+        (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${tool}","arguments":${args}}}`,
+      )
       assert.equal(r.result?.isError, true)
       assert.equal(r.result?.structuredContent, undefined)
     }
@@ -164,7 +189,17 @@ describe('MCP server fuzzing with malformed JSON-RPC (raw bytes to a real mem mc
     const line = fc.oneof(
       fc.string({unit: 'binary', maxLength: 200}),
       fc.json({maxDepth: 4}),
-      fc.record({jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue()), id: fc.jsonValue(), method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping'), fc.jsonValue()), params: fc.jsonValue()}, {requiredKeys: []}).map((o) => JSON.stringify(o)),
+      fc
+        .record(
+          {
+            jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue()),
+            id: fc.jsonValue(),
+            method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping'), fc.jsonValue()),
+            params: fc.jsonValue(),
+          },
+          {requiredKeys: []},
+        )
+        .map((o) => JSON.stringify(o)),
     )
     await fc.assert(
       fc.asyncProperty(line, async (text) => {
@@ -176,15 +211,43 @@ describe('MCP server fuzzing with malformed JSON-RPC (raw bytes to a real mem mc
   })
 
   it('tools called with arguments of any type answer with a result or an error, never silence', async () => {
-    const tools = fc.constantFrom('memory_search', 'memory_add', 'checkpoint_save', 'checkpoint_resume', 'memory_reflect')
+    const tools = fc.constantFrom(
+      'memory_search',
+      'memory_add',
+      'checkpoint_save',
+      'checkpoint_resume',
+      'memory_reflect',
+    )
     await fc.assert(
-      fc.asyncProperty(tools, fc.oneof(fc.anything({maxDepth: 4}), fc.dictionary(fc.constantFrom('agent_id', 'content', 'query', 'state', 'tags', 'action', 'fact_id', 'fact_ids', 'limit', 'messages', 'on_missing'), fc.anything({maxDepth: 3}))), async (name, args) => {
-        const reply = await server.request('tools/call', {name, arguments: args})
-        if (reply.error) return
-        assert.ok(reply.result)
-        if (reply.result.isError) assert.equal(reply.result.structuredContent, undefined)
-        else assert.ok(reply.result.structuredContent)
-      }),
+      fc.asyncProperty(
+        tools,
+        fc.oneof(
+          fc.anything({maxDepth: 4}),
+          fc.dictionary(
+            fc.constantFrom(
+              'agent_id',
+              'content',
+              'query',
+              'state',
+              'tags',
+              'action',
+              'fact_id',
+              'fact_ids',
+              'limit',
+              'messages',
+              'on_missing',
+            ),
+            fc.anything({maxDepth: 3}),
+          ),
+        ),
+        async (name, args) => {
+          const reply = await server.request('tools/call', {name, arguments: args})
+          if (reply.error) return
+          assert.ok(reply.result)
+          if (reply.result.isError) assert.equal(reply.result.structuredContent, undefined)
+          else assert.ok(reply.result.structuredContent)
+        },
+      ),
       {numRuns: 300},
     )
     await server.alive()

@@ -10,7 +10,10 @@ const V1_HOME = join(import.meta.dirname, 'fixtures', 'v1-home')
 const FACTS = 'agents/alice/facts/000001.json'
 const CHECKPOINTS = 'agents/alice/checkpoints/000001.json'
 
-function envelope(home: string, file: string): {format: string; version: number; agent?: string; records: {id: string}[]} {
+function envelope(
+  home: string,
+  file: string,
+): {format: string; version: number; agent?: string; records: {id: string}[]} {
   return JSON.parse(readFileSync(join(home, file), 'utf8'))
 }
 
@@ -35,16 +38,23 @@ describe('format migration: a home written by mem 0.1.0 (format 1)', function ()
     const resume = mem(home.home, ['resume', '-a', 'alice', '--json'])
     assert.equal((JSON.parse(resume.stdout) as {state: unknown}).state !== undefined, true)
     // The saved search index under cache/ is derived data a reader may write; the data files must not move.
-    const dataFiles = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([path]) => !path.includes('/cache/')))
+    const dataFiles = (tree: Record<string, string>) =>
+      Object.fromEntries(Object.entries(tree).filter(([path]) => !path.includes('/cache/')))
     assert.deepEqual(dataFiles(snapshot(home.home)), dataFiles(before), 'a reader holds no lock, so it never upgrades')
   })
 
   it('the first write upgrades every file to format 2 under the lock, keeping the old bytes as .v1.bak', async () => {
-    const original = {facts: readFileSync(join(home.home, FACTS)), checkpoints: readFileSync(join(home.home, CHECKPOINTS))}
+    const original = {
+      facts: readFileSync(join(home.home, FACTS)),
+      checkpoints: readFileSync(join(home.home, CHECKPOINTS)),
+    }
     const old = await readBack(home.home, 'alice')
     const added = mem(home.home, ['add', 'a fact written by the new mem', '-a', 'alice', '--json'])
     assert.equal(added.code, 0, added.stderr)
-    for (const [file, bytes] of [[FACTS, original.facts], [CHECKPOINTS, original.checkpoints]] as const) {
+    for (const [file, bytes] of [
+      [FACTS, original.facts],
+      [CHECKPOINTS, original.checkpoints],
+    ] as const) {
       const upgraded = envelope(home.home, file)
       assert.equal(upgraded.version, 2)
       assert.equal(upgraded.agent, 'alice')
@@ -52,7 +62,11 @@ describe('format migration: a home written by mem 0.1.0 (format 1)', function ()
       assert.equal(modeOf(join(home.home, `${file}.v1.bak`)), 0o600)
     }
     const now = await readBack(home.home, 'alice')
-    assert.deepEqual(now.facts.slice(0, old.facts.length), old.facts, 'every record, superseded and deleted ones too, survives as it was')
+    assert.deepEqual(
+      now.facts.slice(0, old.facts.length),
+      old.facts,
+      'every record, superseded and deleted ones too, survives as it was',
+    )
     assert.deepEqual(now.checkpoints, old.checkpoints)
     assert.equal(now.facts.length, old.facts.length + 1)
     assert.equal(mem(home.home, ['doctor']).code, 0)
@@ -64,7 +78,11 @@ describe('format migration: a home written by mem 0.1.0 (format 1)', function ()
       assert.equal((await mcp.call('memory_search', {query: 'pnpm'})).isError, undefined)
       assert.equal(envelope(home.home, FACTS).version, 1)
       assert.equal((await mcp.call('checkpoint_save', {state: {step: 4}})).isError, undefined)
-      assert.equal(envelope(home.home, FACTS).version, 2, 'the facts file was upgraded though only a checkpoint was written')
+      assert.equal(
+        envelope(home.home, FACTS).version,
+        2,
+        'the facts file was upgraded though only a checkpoint was written',
+      )
       assert.equal(envelope(home.home, CHECKPOINTS).version, 2)
     } finally {
       await mcp.close()

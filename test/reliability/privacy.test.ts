@@ -20,8 +20,14 @@ async function underUmask<T>(mask: number, fn: () => Promise<T>): Promise<T> {
 
 function assertPrivate(root: string): void {
   const found = modes(root)
-  assert.ok(found.some((f) => f.path.endsWith('.bak')), 'the check covers the .bak links')
-  assert.ok(found.some((f) => f.path.endsWith('revision.json')), 'the check covers revision.json')
+  assert.ok(
+    found.some((f) => f.path.endsWith('.bak')),
+    'the check covers the .bak links',
+  )
+  assert.ok(
+    found.some((f) => f.path.endsWith('revision.json')),
+    'the check covers revision.json',
+  )
   for (const f of found) assert.equal(f.mode, f.dir ? 0o700 : 0o600, `${f.path} has mode 0${f.mode.toString(8)}`)
 }
 
@@ -36,7 +42,11 @@ describe('private by default: folders 0700, files 0600, even under umask 000', f
       try {
         const first = await mcp.call('memory_add', {content: 'one'})
         await mcp.call('memory_add', {content: 'two'})
-        await mcp.call('memory_reflect', {action: 'update', fact_id: (first.structuredContent as {fact_id: string}).fact_id, content: 'one, changed'})
+        await mcp.call('memory_reflect', {
+          action: 'update',
+          fact_id: (first.structuredContent as {fact_id: string}).fact_id,
+          content: 'one, changed',
+        })
         await mcp.call('checkpoint_save', {state: {a: 1}})
         await mcp.call('checkpoint_save', {state: {a: 2}})
       } finally {
@@ -66,7 +76,12 @@ describe('private by default: folders 0700, files 0600, even under umask 000', f
     const memHome = join(home, 'nested', 'mem')
     try {
       await underUmask(0, async () => {
-        for (const args of [['add', 'one'], ['add', 'two'], ['save', '--state', '{"a":1}'], ['save', '--state', '{"a":2}']]) {
+        for (const args of [
+          ['add', 'one'],
+          ['add', 'two'],
+          ['save', '--state', '{"a":1}'],
+          ['save', '--state', '{"a":2}'],
+        ]) {
           const r = spawnSync(process.execPath, [BIN, ...args], {env: childEnv(memHome), encoding: 'utf8'})
           assert.equal(r.status, 0, r.stderr)
         }

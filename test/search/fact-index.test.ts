@@ -55,7 +55,15 @@ describe('FactIndex ranking', () => {
   })
 
   it('matches one typo from four letters, two from eight, and a transposition as one', () => {
-    const typos = indexOf(spaced(['We deploy with Terraform', 'Prefers pnpm', 'The coffee machine is on floor three', 'Lunch is at noon', 'the migration finished']))
+    const typos = indexOf(
+      spaced([
+        'We deploy with Terraform',
+        'Prefers pnpm',
+        'The coffee machine is on floor three',
+        'Lunch is at noon',
+        'the migration finished',
+      ]),
+    )
     for (const [query, want] of [
       ['terrafrom', 'F0000'],
       ['pnmp', 'F0001'],
@@ -129,7 +137,12 @@ describe('FactIndex filters', () => {
   const facts: IndexedFact[] = [
     {id: 'A', content: 'coffee with oat milk', tags: ['food', 'morning'], created_at: '2024-01-01T08:00:00.000Z'},
     {id: 'B', content: 'coffee beans from Ethiopia', tags: ['food'], created_at: '2024-02-01T08:00:00.000Z'},
-    {id: 'C', content: 'coffee meeting with the design team', tags: ['work', 'morning'], created_at: '2024-03-01T08:00:00.000Z'},
+    {
+      id: 'C',
+      content: 'coffee meeting with the design team',
+      tags: ['work', 'morning'],
+      created_at: '2024-03-01T08:00:00.000Z',
+    },
   ]
   const index = indexOf(facts)
   const ids = (hits: {id: string}[]) => hits.map((h) => h.id).sort()
@@ -149,7 +162,10 @@ describe('FactIndex filters', () => {
   it('since is inclusive and until exclusive', () => {
     assert.deepEqual(ids(index.search('coffee', {limit: 10, since: '2024-02-01T08:00:00.000Z'})), ['B', 'C'])
     assert.deepEqual(ids(index.search('coffee', {limit: 10, until: '2024-02-01T08:00:00.000Z'})), ['A'])
-    assert.deepEqual(ids(index.search('coffee', {limit: 10, since: '2024-01-15T00:00:00Z', until: '2024-02-15T00:00:00Z'})), ['B'])
+    assert.deepEqual(
+      ids(index.search('coffee', {limit: 10, since: '2024-01-15T00:00:00Z', until: '2024-02-15T00:00:00Z'})),
+      ['B'],
+    )
     assert.deepEqual(ids(index.search('coffee', {limit: 10, since: 'not a date'})), [])
   })
 })
@@ -209,7 +225,8 @@ describe('FactIndex order and updates', () => {
     assert.deepEqual(index.search('Caroline', {limit: 5}), [])
     for (const f of FACTS) index.add(f)
     const fresh = indexOf(FACTS)
-    for (const q of ['Caroline adoption', 'dark mode', 'tests deploy Tuesday']) assert.deepEqual(index.search(q, {limit: 5}), fresh.search(q, {limit: 5}))
+    for (const q of ['Caroline adoption', 'dark mode', 'tests deploy Tuesday'])
+      assert.deepEqual(index.search(q, {limit: 5}), fresh.search(q, {limit: 5}))
   })
 })
 
@@ -223,7 +240,10 @@ describe('FactIndex context and dates', () => {
   ]
 
   it('the turns around a match in its thread come with it, marked as its context', () => {
-    const index = indexOf([...talk.map((f) => ({...f, thread: 'trip'})), {id: '5', content: 'A standalone fact saved a minute later.', tags: [], created_at: at(4)}])
+    const index = indexOf([
+      ...talk.map((f) => ({...f, thread: 'trip'})),
+      {id: '5', content: 'A standalone fact saved a minute later.', tags: [], created_at: at(4)},
+    ])
     const hits = index.search('how did the kids handle the accident?', {limit: 10})
     assert.deepEqual(
       hits.map((h) => [h.id, h.contextFor]),
@@ -233,8 +253,17 @@ describe('FactIndex context and dates', () => {
         ['3', '1'],
       ],
     )
-    assert.ok(hits[0]!.score > hits[1]!.score && hits[1]!.score > hits[2]!.score, 'the match stays above the context it lends, nearer turns above farther ones')
-    assert.equal(indexOf(talk.map((f) => ({...f, thread: 'trip'})), {context: 0}).search('accident', {limit: 5}).length, 1)
+    assert.ok(
+      hits[0]!.score > hits[1]!.score && hits[1]!.score > hits[2]!.score,
+      'the match stays above the context it lends, nearer turns above farther ones',
+    )
+    assert.equal(
+      indexOf(
+        talk.map((f) => ({...f, thread: 'trip'})),
+        {context: 0},
+      ).search('accident', {limit: 5}).length,
+      1,
+    )
   })
 
   it('facts without a thread neither lend nor borrow, however close in time', () => {
@@ -255,9 +284,18 @@ describe('FactIndex context and dates', () => {
     const shuffled = [talk[3]!, talk[0]!, talk[2]!, talk[1]!].map((f) => ({...f, thread: 'trip'}))
     const inOrder = indexOf(talk.map((f) => ({...f, thread: 'trip'})))
     const late = indexOf(shuffled)
-    for (const q of ['accident', 'printer broken', 'weather', 'scared']) assert.deepEqual(late.search(q, {limit: 10}), inOrder.search(q, {limit: 10}), q)
+    for (const q of ['accident', 'printer broken', 'weather', 'scared'])
+      assert.deepEqual(late.search(q, {limit: 10}), inOrder.search(q, {limit: 10}), q)
     // Equal times: the id decides.
-    const same = indexOf(['c', 'a', 'b'].map((id) => ({id, content: id === 'b' ? 'the accident' : `turn ${id}`, tags: [], created_at: at(0), thread: 't'})))
+    const same = indexOf(
+      ['c', 'a', 'b'].map((id) => ({
+        id,
+        content: id === 'b' ? 'the accident' : `turn ${id}`,
+        tags: [],
+        created_at: at(0),
+        thread: 't',
+      })),
+    )
     assert.deepEqual(
       same.search('accident', {limit: 5}).map((h) => [h.id, h.contextFor]),
       [
@@ -274,22 +312,28 @@ describe('FactIndex context and dates', () => {
     )
   })
 
-  it('the fact after a question, its reply, gets the question\'s whole score as context', () => {
+  it("the fact after a question, its reply, gets the question's whole score as context", () => {
     const facts = [
-      {id: 'q', content: 'What concert was it, at your daughter\'s birthday?', tags: [], created_at: at(0), thread: 'chat'},
+      {
+        id: 'q',
+        content: "What concert was it, at your daughter's birthday?",
+        tags: [],
+        created_at: at(0),
+        thread: 'chat',
+      },
       {id: 'a', content: 'It was Matt Patterson, he is so talented!', tags: [], created_at: at(1), thread: 'chat'},
       {id: 'u', content: 'The printer on floor two is broken again.', tags: [], created_at: at(2), thread: 'chat'},
     ]
     const index = new FactIndex()
     for (const f of facts) index.add(f)
-    const hits = index.search('Who performed at the concert for the daughter\'s birthday?', {limit: 3})
+    const hits = index.search("Who performed at the concert for the daughter's birthday?", {limit: 3})
     assert.equal(hits[0]?.id, 'a', 'the reply ranks first: ties go to the newer fact')
     const byId = new Map(hits.map((h) => [h.id, h.score]))
     assert.ok(byId.get('a')! >= byId.get('q')!)
     // Without the rule the reply gets half, like any neighbour, and falls below the question.
     const plain = new FactIndex({replyShare: DEFAULT_TUNING.context})
     for (const f of facts) plain.add(f)
-    assert.notEqual(plain.search('Who performed at the concert for the daughter\'s birthday?', {limit: 3})[0]?.id, 'a')
+    assert.notEqual(plain.search("Who performed at the concert for the daughter's birthday?", {limit: 3})[0]?.id, 'a')
   })
 
   it('boosts facts created on a date the query spells out', () => {
@@ -304,15 +348,41 @@ describe('FactIndex context and dates', () => {
 })
 
 describe('FactIndex serialisation', () => {
-  const queries = ['Caroline', 'adoption agencies', 'the user', 'dance Friday', 'turtles morning', 'store', 'what is it', 'coffee']
+  const queries = [
+    'Caroline',
+    'adoption agencies',
+    'the user',
+    'dance Friday',
+    'turtles morning',
+    'store',
+    'what is it',
+    'coffee',
+  ]
 
   /** An index that has seen a removal and later facts, one of them a question and its reply. */
   const changedIndex = (): FactIndex => {
     const index = indexOf(FACTS)
     index.remove('F0003')
-    index.add({id: 'X', content: 'Caroline went to a pride parade', tags: ['event'], created_at: '2024-01-01T01:00:00.000Z'})
-    index.add({id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z', thread: 'shop'})
-    index.add({id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z', thread: 'shop'})
+    index.add({
+      id: 'X',
+      content: 'Caroline went to a pride parade',
+      tags: ['event'],
+      created_at: '2024-01-01T01:00:00.000Z',
+    })
+    index.add({
+      id: 'Q',
+      content: 'Which store sells coffee in the morning?',
+      tags: [],
+      created_at: '2024-01-01T01:01:00.000Z',
+      thread: 'shop',
+    })
+    index.add({
+      id: 'A',
+      content: 'The one on the corner.',
+      tags: [],
+      created_at: '2024-01-01T01:02:00.000Z',
+      thread: 'shop',
+    })
     return index
   }
 
@@ -327,18 +397,36 @@ describe('FactIndex serialisation', () => {
 
   it('toCompact/fromCompact keeps threads, the reply rule, dates and tags', () => {
     const facts = [
-      {id: 'Q', content: 'Which store sells coffee in the morning?', tags: [], created_at: '2024-01-01T01:01:00.000Z', thread: 'shop'},
+      {
+        id: 'Q',
+        content: 'Which store sells coffee in the morning?',
+        tags: [],
+        created_at: '2024-01-01T01:01:00.000Z',
+        thread: 'shop',
+      },
       {id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z', thread: 'shop'},
-      {id: 'U', content: 'The printer is broken again.', tags: [], created_at: '2024-01-01T01:03:00.000Z', thread: 'shop'},
+      {
+        id: 'U',
+        content: 'The printer is broken again.',
+        tags: [],
+        created_at: '2024-01-01T01:03:00.000Z',
+        thread: 'shop',
+      },
     ]
     const index = new FactIndex()
     for (const f of facts) index.add(f)
     index.add({id: 'T', content: 'The printer was fixed.', tags: ['news'], created_at: '2024-03-01T01:00:00.000Z'})
     const loaded = FactIndex.fromCompact(index.toCompact())
     assert.deepEqual(loaded.search('coffee store', {limit: 3}), index.search('coffee store', {limit: 3}))
-    assert.deepEqual(loaded.search('coffee store', {limit: 2}).map((h) => h.id), ['A', 'Q'])
+    assert.deepEqual(
+      loaded.search('coffee store', {limit: 2}).map((h) => h.id),
+      ['A', 'Q'],
+    )
     assert.deepEqual(loaded.search('printer', {limit: 5}), index.search('printer', {limit: 5}))
-    assert.deepEqual(loaded.search('printer', {limit: 5, tags: ['news']}).map((h) => h.id), ['T'])
+    assert.deepEqual(
+      loaded.search('printer', {limit: 5, tags: ['news']}).map((h) => h.id),
+      ['T'],
+    )
     const before = loaded.search('printer', {limit: 5, until: '2024-02-01T00:00:00.000Z'}).map((h) => h.id)
     assert.equal(before.includes('U'), true)
     assert.equal(before.includes('T'), false)
@@ -349,22 +437,41 @@ describe('FactIndex serialisation', () => {
     const copy = FactIndex.fromCompact(index.toCompact())
     assertSameIndex(copy, index)
     for (const i of [index, copy]) {
-      i.add({id: 'Y', content: 'Melanie ran a charity race?', tags: ['event'], created_at: '2024-09-01T00:00:00.000Z', thread: 'shop'})
+      i.add({
+        id: 'Y',
+        content: 'Melanie ran a charity race?',
+        tags: ['event'],
+        created_at: '2024-09-01T00:00:00.000Z',
+        thread: 'shop',
+      })
       i.add({id: 'Z', content: 'It raised a lot.', tags: [], created_at: '2024-09-01T00:01:00.000Z', thread: 'shop'})
-      i.add({id: 'W', content: 'Before the race, a cake sale.', tags: [], created_at: '2023-09-01T00:01:00.000Z', thread: 'shop'})
+      i.add({
+        id: 'W',
+        content: 'Before the race, a cake sale.',
+        tags: [],
+        created_at: '2023-09-01T00:01:00.000Z',
+        thread: 'shop',
+      })
       i.remove('F0000')
       i.remove('A')
     }
-    for (const q of [...queries, 'charity race']) assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
+    for (const q of [...queries, 'charity race'])
+      assert.deepEqual(copy.search(q, {limit: 10}), index.search(q, {limit: 10}), q)
     assert.deepEqual(copy.toCompact(), index.toCompact())
   })
 
   it('fromCompact refuses details that do not match the documents', () => {
     const data = indexOf(FACTS.slice(0, 3)).toCompact()
     assert.throws(() => FactIndex.fromCompact({...data, createdAt: data.createdAt.slice(1)}), /differ in number/)
-    assert.throws(() => FactIndex.fromCompact({...data, ids: [data.ids[0]!, data.ids[0]!, data.ids[2]!]}), /repeated id/)
+    assert.throws(
+      () => FactIndex.fromCompact({...data, ids: [data.ids[0]!, data.ids[0]!, data.ids[2]!]}),
+      /repeated id/,
+    )
     assert.throws(() => FactIndex.fromCompact({...data, asks: Uint8Array.from([0, 2, 0])}), /bad details/)
-    assert.throws(() => FactIndex.fromCompact({...data, threads: ['a'], threadOf: Uint32Array.from([0, 2, 0])}), /bad thread/)
+    assert.throws(
+      () => FactIndex.fromCompact({...data, threads: ['a'], threadOf: Uint32Array.from([0, 2, 0])}),
+      /bad thread/,
+    )
     assert.throws(() => FactIndex.fromCompact({...data, threadOf: Uint32Array.from([0, 0])}), /differ in number/)
   })
 })
@@ -385,11 +492,18 @@ describe('FactIndex properties', () => {
 
   it('indexes arbitrary content without throwing', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({unit: 'binary', maxLength: 80}), {maxLength: 20}), fc.string({unit: 'grapheme', maxLength: 40}), (contents, query) => {
-        const index = indexOf(spaced(contents))
-        assert.ok(index.search(query, {limit: 5}).length <= 5)
-        assert.deepEqual(FactIndex.fromCompact(index.toCompact()).search(query, {limit: 5}), index.search(query, {limit: 5}))
-      }),
+      fc.property(
+        fc.array(fc.string({unit: 'binary', maxLength: 80}), {maxLength: 20}),
+        fc.string({unit: 'grapheme', maxLength: 40}),
+        (contents, query) => {
+          const index = indexOf(spaced(contents))
+          assert.ok(index.search(query, {limit: 5}).length <= 5)
+          assert.deepEqual(
+            FactIndex.fromCompact(index.toCompact()).search(query, {limit: 5}),
+            index.search(query, {limit: 5}),
+          )
+        },
+      ),
       {numRuns: 200},
     )
   })
@@ -397,8 +511,25 @@ describe('FactIndex properties', () => {
   it('ranks exactly like the slow reference', () => {
     // A small vocabulary with Zipf-like use, so some words are in most facts and most facts
     // lend context to, and borrow from, facts that also match.
-    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golfer', 'hotel', 'india', 'juliet', 'alphas', 'alpho', 'deltas', 'the']
-    const word = fc.integer({min: 0, max: 1000}).map((n) => words[Math.min(words.length - 1, Math.floor(Math.exp((n / 1000) * Math.log(words.length + 1))) - 1)]!)
+    const words = [
+      'alpha',
+      'bravo',
+      'charlie',
+      'delta',
+      'echo',
+      'foxtrot',
+      'golfer',
+      'hotel',
+      'india',
+      'juliet',
+      'alphas',
+      'alpho',
+      'deltas',
+      'the',
+    ]
+    const word = fc
+      .integer({min: 0, max: 1000})
+      .map((n) => words[Math.min(words.length - 1, Math.floor(Math.exp((n / 1000) * Math.log(words.length + 1))) - 1)]!)
     // Words end a sentence now and then, some sentences ask: questions lend more to their reply.
     const mark = fc.constantFrom('', '', '', '', '.', '?', '!')
     // Turns of two threads and standalone facts, mixed; times mostly rising, sometimes equal or
@@ -410,59 +541,100 @@ describe('FactIndex properties', () => {
       thread: fc.constantFrom(undefined, 'one', 'one', 'two'),
     })
     // Queries also hold typos (a swap, a letter missing or added), prefixes, and a word being typed.
-    const typo = fc.constantFrom('alpah', 'delat', 'bravoo', 'foxtrto', 'charlei', 'golfers', 'hotl', 'alp', 'del', 'ju', 'echoes')
+    const typo = fc.constantFrom(
+      'alpah',
+      'delat',
+      'bravoo',
+      'foxtrto',
+      'charlei',
+      'golfers',
+      'hotl',
+      'alp',
+      'del',
+      'ju',
+      'echoes',
+    )
     const query = fc.record({
-      words: fc.array(fc.oneof({weight: 3, arbitrary: word}, {weight: 1, arbitrary: typo}), {minLength: 1, maxLength: 4}),
+      words: fc.array(fc.oneof({weight: 3, arbitrary: word}, {weight: 1, arbitrary: typo}), {
+        minLength: 1,
+        maxLength: 4,
+      }),
       limit: fc.integer({min: 1, max: 6}),
       tagged: fc.boolean(),
       partial: fc.boolean(),
     })
     fc.assert(
-      fc.property(fc.array(fact, {minLength: 1, maxLength: 80}), fc.array(fc.nat(), {maxLength: 8}), fc.array(query, {minLength: 1, maxLength: 8}), (facts, removals, queries) => {
-        const index = new FactIndex()
-        const ref = new ReferenceIndex()
-        let time = Date.UTC(2023, 0, 1)
-        const ids: string[] = []
-        facts.forEach((f, i) => {
-          time += f.gapMinutes * 60_000
-          const fact = {
-            id: `f${String(i).padStart(3, '0')}`,
-            content: f.words.map(([w, m]) => w + m).join(' '),
-            tags: f.tagged ? ['x'] : [],
-            created_at: new Date(time).toISOString(),
-            ...(f.thread === undefined ? {} : {thread: f.thread}),
+      fc.property(
+        fc.array(fact, {minLength: 1, maxLength: 80}),
+        fc.array(fc.nat(), {maxLength: 8}),
+        fc.array(query, {minLength: 1, maxLength: 8}),
+        (facts, removals, queries) => {
+          const index = new FactIndex()
+          const ref = new ReferenceIndex()
+          let time = Date.UTC(2023, 0, 1)
+          const ids: string[] = []
+          facts.forEach((f, i) => {
+            time += f.gapMinutes * 60_000
+            const fact = {
+              id: `f${String(i).padStart(3, '0')}`,
+              content: f.words.map(([w, m]) => w + m).join(' '),
+              tags: f.tagged ? ['x'] : [],
+              created_at: new Date(time).toISOString(),
+              ...(f.thread === undefined ? {} : {thread: f.thread}),
+            }
+            index.add(fact)
+            ref.add(fact)
+            ids.push(fact.id)
+          })
+          for (const r of removals) {
+            const id = ids[r % ids.length]!
+            index.remove(id)
+            ref.remove(id)
           }
-          index.add(fact)
-          ref.add(fact)
-          ids.push(fact.id)
-        })
-        for (const r of removals) {
-          const id = ids[r % ids.length]!
-          index.remove(id)
-          ref.remove(id)
-        }
-        // A copy saved and loaded again ranks the same, also after both gain a fact and lose one.
-        const loaded = FactIndex.fromCompact(index.toCompact())
-        for (const q of queries) {
-          const options = {...(q.tagged ? {tags: ['x']} : {}), partial: q.partial}
-          const got = index.search(q.words.join(' '), {limit: q.limit, ...options})
-          assert.deepEqual(loaded.search(q.words.join(' '), {limit: q.limit, ...options}), got)
-          const want = ref.scores(q.words.join(' '), options)
-          assert.equal(got.length, Math.min(q.limit, want.size))
-          for (const h of got) {
-            assert.ok(Math.abs(want.get(h.id)! - h.score) < 2e-4, `${h.id}: ${h.score} vs ${want.get(h.id)}`)
-            assert.equal(h.contextFor !== undefined, ref.lastLender.has(h.id), `${h.id} is context exactly when it matched no query term`)
+          // A copy saved and loaded again ranks the same, also after both gain a fact and lose one.
+          const loaded = FactIndex.fromCompact(index.toCompact())
+          for (const q of queries) {
+            const options = {...(q.tagged ? {tags: ['x']} : {}), partial: q.partial}
+            const got = index.search(q.words.join(' '), {limit: q.limit, ...options})
+            assert.deepEqual(loaded.search(q.words.join(' '), {limit: q.limit, ...options}), got)
+            const want = ref.scores(q.words.join(' '), options)
+            assert.equal(got.length, Math.min(q.limit, want.size))
+            for (const h of got) {
+              assert.ok(Math.abs(want.get(h.id)! - h.score) < 2e-4, `${h.id}: ${h.score} vs ${want.get(h.id)}`)
+              assert.equal(
+                h.contextFor !== undefined,
+                ref.lastLender.has(h.id),
+                `${h.id} is context exactly when it matched no query term`,
+              )
+            }
+            const cut = got.at(-1)?.score ?? Number.POSITIVE_INFINITY
+            for (const [id, s] of want)
+              if (!got.some((h) => h.id === id)) assert.ok(s <= cut + 2e-4, `${id} (${s}) should have beaten ${cut}`)
           }
-          const cut = got.at(-1)?.score ?? Number.POSITIVE_INFINITY
-          for (const [id, s] of want) if (!got.some((h) => h.id === id)) assert.ok(s <= cut + 2e-4, `${id} (${s}) should have beaten ${cut}`)
-        }
-        for (const i of [index, loaded]) {
-          i.add({id: 'f999', content: 'alpha bravo delta? kilo', tags: ['x'], created_at: new Date(time + 60_000).toISOString(), thread: 'one'})
-          i.add({id: 'f998', content: 'an older turn, imported', tags: [], created_at: new Date(Date.UTC(2022, 0, 1)).toISOString(), thread: 'one'})
-          i.remove(ids[0]!)
-        }
-        for (const q of queries) assert.deepEqual(loaded.search(q.words.join(' '), {limit: q.limit}), index.search(q.words.join(' '), {limit: q.limit}))
-      }),
+          for (const i of [index, loaded]) {
+            i.add({
+              id: 'f999',
+              content: 'alpha bravo delta? kilo',
+              tags: ['x'],
+              created_at: new Date(time + 60_000).toISOString(),
+              thread: 'one',
+            })
+            i.add({
+              id: 'f998',
+              content: 'an older turn, imported',
+              tags: [],
+              created_at: new Date(Date.UTC(2022, 0, 1)).toISOString(),
+              thread: 'one',
+            })
+            i.remove(ids[0]!)
+          }
+          for (const q of queries)
+            assert.deepEqual(
+              loaded.search(q.words.join(' '), {limit: q.limit}),
+              index.search(q.words.join(' '), {limit: q.limit}),
+            )
+        },
+      ),
       {numRuns: 150},
     )
   })

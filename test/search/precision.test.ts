@@ -153,7 +153,10 @@ describe('precision and typos on standalone facts (MCP, one memory_add each)', f
         const top = (await found(query)).slice(0, 5)
         if (!top.some((h) => h.content.startsWith(wanted))) missed.push(query)
       }
-      assert.ok(1 - missed.length / asked.length >= least, `missed ${missed.length} of ${asked.length}: ${missed.join(', ')}`)
+      assert.ok(
+        1 - missed.length / asked.length >= least,
+        `missed ${missed.length} of ${asked.length}: ${missed.join(', ')}`,
+      )
     })
   }
 

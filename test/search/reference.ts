@@ -20,8 +20,15 @@ export class ReferenceIndex {
 
   add(fact: IndexedFact): void {
     const terms = [...analyze(fact.content), ...analyze(fact.tags.join(' '))]
-    for (const w of [...analyzeWords(fact.content).surfaces, ...analyzeWords(fact.tags.join(' ')).surfaces]) this.surfaces.add(w)
-    const entry = {...fact, tags: [...fact.tags], terms, time: Date.parse(fact.created_at), asks: endsWithQuestion(fact.content)}
+    for (const w of [...analyzeWords(fact.content).surfaces, ...analyzeWords(fact.tags.join(' ')).surfaces])
+      this.surfaces.add(w)
+    const entry = {
+      ...fact,
+      tags: [...fact.tags],
+      terms,
+      time: Date.parse(fact.created_at),
+      asks: endsWithQuestion(fact.content),
+    }
     const i = this.facts.findIndex((f) => f.id === fact.id)
     if (i >= 0) this.facts[i] = entry
     else this.facts.push(entry)
@@ -32,7 +39,10 @@ export class ReferenceIndex {
   }
 
   /** Full-precision scores of every fact with a score above 0, by id. */
-  scores(query: string, options: Omit<SearchOptions, 'limit' | 'partial'> & {partial?: boolean} = {}): Map<string, number> {
+  scores(
+    query: string,
+    options: Omit<SearchOptions, 'limit' | 'partial'> & {partial?: boolean} = {},
+  ): Map<string, number> {
     const t = this.tuning
     const out = new Map<string, number>()
     this.lastLender.clear()
@@ -52,7 +62,8 @@ export class ReferenceIndex {
     for (const f of this.facts) for (const term of new Set(f.terms)) df.set(term, (df.get(term) ?? 0) + 1)
     const idf = (term: string) => Math.log(1 + (n - df.get(term)! + 0.5) / (df.get(term)! + 0.5))
     // Keys: live terms and every word as written; a key leads to itself as a term and to its term as a word.
-    const termsOf = (key: string) => [...new Set([key, ...(this.surfaces.has(key) ? [toTerm(key) ?? ''] : [])])].filter((t) => df.has(t))
+    const termsOf = (key: string) =>
+      [...new Set([key, ...(this.surfaces.has(key) ? [toTerm(key) ?? ''] : [])])].filter((t) => df.has(t))
     const vocab = [...new Set([...df.keys(), ...this.surfaces])].filter((k) => termsOf(k).length > 0)
     const reaches = words.map((w) => {
       const best = new Map<string, number>()
@@ -62,8 +73,11 @@ export class ReferenceIndex {
       const exact = w.term !== undefined && df.has(w.term)
       const L = w.surface.length
       if (t.prefixMinLength > 0 && (L >= t.prefixMinLength || w.partial)) {
-        const starts = vocab.filter((v) => v.startsWith(w.surface)).sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
-        for (const v of starts.slice(0, t.prefixMaxWords)) offer(v, (t.weights.prefix * v.length) / (v.length + 0.3 * (v.length - L)))
+        const starts = vocab
+          .filter((v) => v.startsWith(w.surface))
+          .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+        for (const v of starts.slice(0, t.prefixMaxWords))
+          offer(v, (t.weights.prefix * v.length) / (v.length + 0.3 * (v.length - L)))
       }
       if (!exact && t.fuzzyMinLength > 0 && L >= t.fuzzyMinLength && !/^\p{N}+$/u.test(w.surface)) {
         const most = t.fuzzyTwoMinLength > 0 && L >= t.fuzzyTwoMinLength ? 2 : 1
@@ -74,14 +88,18 @@ export class ReferenceIndex {
       }
       // The exact term at full weight; a looser match at most half of it.
       const cap = exact ? idf(w.term!) / 2 : Number.POSITIVE_INFINITY
-      const r: [string, number][] = [...best].filter(([term]) => term !== w.term || !exact).map(([term, weight]) => [term, Math.min(weight * idf(term), cap)])
+      const r: [string, number][] = [...best]
+        .filter(([term]) => term !== w.term || !exact)
+        .map(([term, weight]) => [term, Math.min(weight * idf(term), cap)])
       if (exact) r.push([w.term!, idf(w.term!)])
       return r
     })
     const since = options.since === undefined ? undefined : Date.parse(options.since)
     const until = options.until === undefined ? undefined : Date.parse(options.until)
     const accepted = (f: (typeof this.facts)[number]) =>
-      (since === undefined || f.time >= since) && (until === undefined || f.time < until) && (options.tags ?? []).every((tag) => f.tags.includes(tag))
+      (since === undefined || f.time >= since) &&
+      (until === undefined || f.time < until) &&
+      (options.tags ?? []).every((tag) => f.tags.includes(tag))
     const spans = t.dateBoost === 1 ? [] : datesInQuery(query)
     const {k, b, d} = t.bm25
     const own = this.facts.map((f) => {

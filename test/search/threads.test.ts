@@ -19,7 +19,8 @@ function json<T>(home: string, args: string[]): T {
   return JSON.parse(r.stdout) as T
 }
 
-const add = (home: string, content: string, ...flags: string[]): string => json<{fact_id: string}>(home, ['add', content, ...flags]).fact_id
+const add = (home: string, content: string, ...flags: string[]): string =>
+  json<{fact_id: string}>(home, ['add', content, ...flags]).fact_id
 const search = (home: string, query: string): Hit[] => json<{facts: Hit[]}>(home, ['search', query]).facts
 
 describe('threads: context only within a declared conversation (spawned mem, real MCP client)', () => {
@@ -61,7 +62,12 @@ describe('threads: context only within a declared conversation (spawned mem, rea
     const prose = mem(home, ['search', 'heater']).stdout
     assert.equal(
       prose,
-      [`Found 2 facts for "heater" (agent default):`, `1. a Dimplex panel, in the hallway (id ${reply}; context for ${question})`, `2. which heater did the landlord install? (id ${question})`, ''].join('\n'),
+      [
+        `Found 2 facts for "heater" (agent default):`,
+        `1. a Dimplex panel, in the hallway (id ${reply}; context for ${question})`,
+        `2. which heater did the landlord install? (id ${question})`,
+        '',
+      ].join('\n'),
     )
   })
 
@@ -69,19 +75,57 @@ describe('threads: context only within a declared conversation (spawned mem, rea
     const a = add(home, 'we agreed to ship on Friday', '--thread', 'standup-12')
     const b = add(home, 'Ana owns the release notes', '--thread', 'standup-12')
     const c = add(home, 'the office closes at six')
-    assert.match(mem(home, ['list']).stdout, new RegExp(`we agreed to ship on Friday \\(id ${a}, saved \\S+, thread standup-12\\)`))
+    assert.match(
+      mem(home, ['list']).stdout,
+      new RegExp(`we agreed to ship on Friday \\(id ${a}, saved \\S+, thread standup-12\\)`),
+    )
     assert.match(mem(home, ['list']).stdout, new RegExp(`the office closes at six \\(id ${c}, saved \\S+\\)\\n`))
     assert.match(mem(home, ['history', a]).stdout, /\n {3}thread standup-12\n/)
 
-    const updated = json<{fact_id: string}>(home, ['reflect', 'update', '--fact', a, '--content', 'we agreed to ship on Monday']).fact_id
-    const threadOf = (id: string) => json<{versions: {id: string; thread?: string}[]}>(home, ['history', id]).versions.find((v) => v.id === id)?.thread
+    const updated = json<{fact_id: string}>(home, [
+      'reflect',
+      'update',
+      '--fact',
+      a,
+      '--content',
+      'we agreed to ship on Monday',
+    ]).fact_id
+    const threadOf = (id: string) =>
+      json<{versions: {id: string; thread?: string}[]}>(home, ['history', id]).versions.find((v) => v.id === id)?.thread
     assert.equal(threadOf(updated), 'standup-12')
-    const moved = json<{fact_id: string}>(home, ['reflect', 'update', '--fact', b, '--content', 'Ana owns the changelog', '--thread', 'retro-3']).fact_id
+    const moved = json<{fact_id: string}>(home, [
+      'reflect',
+      'update',
+      '--fact',
+      b,
+      '--content',
+      'Ana owns the changelog',
+      '--thread',
+      'retro-3',
+    ]).fact_id
     assert.equal(threadOf(moved), 'retro-3')
     const same = add(home, 'Bo runs the demo', '--thread', 'retro-3')
-    const merged = json<{fact_id: string}>(home, ['reflect', 'merge', '--fact', moved, '--fact', same, '--content', 'Ana and Bo share the release']).fact_id
+    const merged = json<{fact_id: string}>(home, [
+      'reflect',
+      'merge',
+      '--fact',
+      moved,
+      '--fact',
+      same,
+      '--content',
+      'Ana and Bo share the release',
+    ]).fact_id
     assert.equal(threadOf(merged), 'retro-3')
-    const mixed = json<{fact_id: string}>(home, ['reflect', 'merge', '--fact', merged, '--fact', c, '--content', 'release work and office hours']).fact_id
+    const mixed = json<{fact_id: string}>(home, [
+      'reflect',
+      'merge',
+      '--fact',
+      merged,
+      '--fact',
+      c,
+      '--content',
+      'release work and office hours',
+    ]).fact_id
     assert.equal(threadOf(mixed), undefined)
   })
 
@@ -131,8 +175,9 @@ describe('threads: context only within a declared conversation (spawned mem, rea
     }
   })
 
-  it('imports a transcript of turns as facts of their conversation\'s thread, once, and refuses a bad turn', () => {
-    const turn = (conversation: string, speaker: string, text: string, time: string) => JSON.stringify({type: 'turn', conversation, speaker, text, time})
+  it("imports a transcript of turns as facts of their conversation's thread, once, and refuses a bad turn", () => {
+    const turn = (conversation: string, speaker: string, text: string, time: string) =>
+      JSON.stringify({type: 'turn', conversation, speaker, text, time})
     const file = join(home, 'chat.jsonl')
     // Out of order in the file, one time with an offset: the thread follows the times.
     writeFileSync(
@@ -163,7 +208,10 @@ describe('threads: context only within a declared conversation (spawned mem, rea
     writeFileSync(file, turn('chat 3', 'user', 'hi', '2024-05-01T10:00:00') + '\n')
     const bad = mem(home, ['import', file, '--agent', 'other'])
     assert.equal(bad.code, 2)
-    assert.match(bad.stderr, /line 1: turn: conversation: may use letters.*; time: must be an ISO 8601 time with a zone/)
+    assert.match(
+      bad.stderr,
+      /line 1: turn: conversation: may use letters.*; time: must be an ISO 8601 time with a zone/,
+    )
   })
 
   it('over MCP: memory_add and memory_reflect take a thread; memory_search marks context, valid against the advertised schema', async () => {
@@ -171,7 +219,11 @@ describe('threads: context only within a declared conversation (spawned mem, rea
     try {
       const first = await session.call('memory_add', {content: 'Do we still use the old VPN?', thread: 'it-help'})
       assert.notEqual(first.isError, true, JSON.stringify(first.content))
-      const reply = await session.call('memory_reflect', {action: 'add', content: 'No, everyone moved to the new gateway in May', thread: 'it-help'})
+      const reply = await session.call('memory_reflect', {
+        action: 'add',
+        content: 'No, everyone moved to the new gateway in May',
+        thread: 'it-help',
+      })
       assert.notEqual(reply.isError, true, JSON.stringify(reply.content))
       await session.call('memory_add', {content: 'The printer on floor two is broken'})
       const bad = await session.call('memory_add', {content: 'x', thread: 'not ok'})
@@ -189,7 +241,10 @@ describe('threads: context only within a declared conversation (spawned mem, rea
         ],
       )
       const text = (found.content as {type: string; text: string}[])[0]!.text
-      assert.match(text, /1\. No, everyone moved to the new gateway in May \(id \w{26}; context for \w{26}\)\n2\. Do we still use the old VPN\? \(id \w{26}\)$/)
+      assert.match(
+        text,
+        /1\. No, everyone moved to the new gateway in May \(id \w{26}; context for \w{26}\)\n2\. Do we still use the old VPN\? \(id \w{26}\)$/,
+      )
     } finally {
       await session.close()
     }

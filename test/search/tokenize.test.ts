@@ -6,7 +6,15 @@ import {analyze, tokenize} from '../../src/search/tokenize.js'
 
 describe('tokenize and analyze', () => {
   it('lower-cases, folds accents and splits on punctuation, hyphens and spaces', () => {
-    assert.deepEqual(tokenize('Café-Crème, SELF-care! 2023-05-08'), ['cafe', 'creme', 'self', 'care', '2023', '05', '08'])
+    assert.deepEqual(tokenize('Café-Crème, SELF-care! 2023-05-08'), [
+      'cafe',
+      'creme',
+      'self',
+      'care',
+      '2023',
+      '05',
+      '08',
+    ])
   })
 
   it('keeps marks that belong to letters in other scripts', () => {
@@ -41,7 +49,11 @@ describe('tokenize and analyze', () => {
 })
 
 describe('datesInQuery', () => {
-  const iso = (q: string) => datesInQuery(q).map((s) => [new Date(s.start).toISOString().slice(0, 10), new Date(s.end).toISOString().slice(0, 10)])
+  const iso = (q: string) =>
+    datesInQuery(q).map((s) => [
+      new Date(s.start).toISOString().slice(0, 10),
+      new Date(s.end).toISOString().slice(0, 10),
+    ])
 
   it('reads days and months that carry a year', () => {
     assert.deepEqual(iso('What did Maria do on 1 February, 2023?'), [['2023-02-01', '2023-02-02']])

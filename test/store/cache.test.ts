@@ -73,7 +73,10 @@ describe('store caches across processes', function () {
     assert.deepEqual(contents(await serverSearch(session, 'kettle')), ['the blue kettle is in the attic'])
 
     const red = add(home, 'the red kettle is in the garage')
-    assert.deepEqual(contents(await serverSearch(session, 'kettle')), ['the blue kettle is in the attic', 'the red kettle is in the garage'])
+    assert.deepEqual(contents(await serverSearch(session, 'kettle')), [
+      'the blue kettle is in the attic',
+      'the red kettle is in the garage',
+    ])
 
     assert.equal(mem(home, ['reflect', 'delete', '--fact', red]).code, 0)
     assert.deepEqual(contents(await serverSearch(session, 'kettle')), ['the blue kettle is in the attic'])
@@ -87,21 +90,32 @@ describe('store caches across processes', function () {
     // A writer that died after replacing the segment and before stamping the revision.
     const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
     const seg = files.read(segmentName(1))
-    const orphan: FactRecord = {id: newId(), content: 'orphan lantern fact', tags: [], created_at: new Date().toISOString()}
+    const orphan: FactRecord = {
+      id: newId(),
+      content: 'orphan lantern fact',
+      tags: [],
+      created_at: new Date().toISOString(),
+    }
     const revisionBefore = readFileSync(join(agentDir(home, 'default'), 'revision.json'), 'utf8')
     files.write(segmentName(1), [...seg.records, orphan])
     assert.equal(readFileSync(join(agentDir(home, 'default'), 'revision.json'), 'utf8'), revisionBefore)
 
     assert.deepEqual(contents(await serverSearch(session, 'lantern')), ['first lantern fact', 'orphan lantern fact'])
     await session.call('memory_add', {content: 'third lantern fact'})
-    assert.deepEqual(contents(search(home, 'lantern')), ['first lantern fact', 'orphan lantern fact', 'third lantern fact'])
+    assert.deepEqual(contents(search(home, 'lantern')), [
+      'first lantern fact',
+      'orphan lantern fact',
+      'third lantern fact',
+    ])
   })
 
   it('loses no fact when CLI processes and a server add at the same time', async () => {
     session = await connectMcp(home)
     const s = session
     const cli = Array.from({length: 6}, (_, i) => memAsync(home, ['add', '--json', `walnut fact from the shell ${i}`]))
-    const server = Array.from({length: 6}, (_, i) => s.call('memory_add', {content: `walnut fact from the server ${i}`}))
+    const server = Array.from({length: 6}, (_, i) =>
+      s.call('memory_add', {content: `walnut fact from the server ${i}`}),
+    )
     const results = await Promise.all(cli)
     for (const r of results) assert.equal(r.code, 0, r.stderr)
     for (const r of await Promise.all(server)) assert.notEqual(r.isError, true)
@@ -128,7 +142,12 @@ describe('saved search index', function () {
   const cachePath = (): string => searchCachePath(agentDir(home, 'default'))
 
   it('is written by a cold search with private permissions, and gives the same results as no index', () => {
-    for (const text of ['otters hold hands while sleeping', 'sea otters use rocks as tools', 'river otters live in dens']) add(home, text)
+    for (const text of [
+      'otters hold hands while sleeping',
+      'sea otters use rocks as tools',
+      'river otters live in dens',
+    ])
+      add(home, text)
     assert.equal(existsSync(cachePath()), false, 'adding facts builds no index')
     const first = search(home, 'otters rocks')
     assert.equal(statSync(cachePath()).mode & 0o777, 0o600)
@@ -148,7 +167,8 @@ describe('saved search index', function () {
     turn('the lease ends in March', 'flat')
     const first = search(home, 'heater')
     assert.equal(existsSync(cachePath()), true)
-    const shape = (found: Found) => found.facts.map((f) => [f.content, (f as {context_for?: string}).context_for !== undefined])
+    const shape = (found: Found) =>
+      found.facts.map((f) => [f.content, (f as {context_for?: string}).context_for !== undefined])
     assert.deepEqual(shape(first), [
       ['a Dimplex panel, in the hallway', true],
       ['which heater did the landlord install?', false],
@@ -169,7 +189,8 @@ describe('saved search index', function () {
     const eol = file.indexOf(10)
     return {header: JSON.parse(file.toString('utf8', 0, eol)) as Record<string, unknown>, body: file.subarray(eol + 1)}
   }
-  const writeSaved = (header: Record<string, unknown>, body: Buffer): void => writeFileSync(cachePath(), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]))
+  const writeSaved = (header: Record<string, unknown>, body: Buffer): void =>
+    writeFileSync(cachePath(), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]))
 
   it('is rebuilt when missing, unreadable or from another format', () => {
     add(home, 'the gazebo paint is sage green')
@@ -184,7 +205,13 @@ describe('saved search index', function () {
       Buffer.from(''),
       Buffer.from('{"format": "mem.search-index", "signature"'),
       Buffer.from('[1,2,3]\n'),
-      Buffer.from(JSON.stringify({format: 'mem.search-index', signature: header.signature, index: {version: 2, facts: [], terms: []}})),
+      Buffer.from(
+        JSON.stringify({
+          format: 'mem.search-index',
+          signature: header.signature,
+          index: {version: 2, facts: [], terms: []},
+        }),
+      ),
       // Cut short, or one integer longer than the header says.
       Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body.subarray(0, body.length - 4)]),
       Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body, Buffer.alloc(4)]),
@@ -195,7 +222,12 @@ describe('saved search index', function () {
       assert.deepEqual(readSaved(), {header, body}, 'a usable index was saved again')
     }
     // Another version, another build of the ranking code, the other byte order: never read.
-    for (const changed of [{version: 5}, {version: 7}, {signature: 'other'}, {endian: header.endian === 'LE' ? 'BE' : 'LE'}]) {
+    for (const changed of [
+      {version: 5},
+      {version: 7},
+      {signature: 'other'},
+      {endian: header.endian === 'LE' ? 'BE' : 'LE'},
+    ]) {
       writeSaved({...header, ...changed}, body)
       assert.deepEqual(search(home, 'paint'), expected)
       assert.deepEqual(readSaved(), {header, body}, `rebuilt after ${JSON.stringify(changed)}`)
@@ -227,7 +259,10 @@ describe('saved search index', function () {
       // The first pair: term index, then count. A term past the table, then a count of zero.
       broken.writeUInt32LE(value, value === 0 ? pairsAt(header) + 4 : pairsAt(header))
       // With a checksum that matches, so that the numbers themselves are what is checked.
-      writeSaved({...header, checksums: {...(header.checksums as object), index: sha(broken.subarray(0, indexBytes))}}, broken)
+      writeSaved(
+        {...header, checksums: {...(header.checksums as object), index: sha(broken.subarray(0, indexBytes))}},
+        broken,
+      )
       assert.deepEqual(search(home, 'heron'), expected)
       assert.deepEqual(readSaved(), {header, body})
     }
@@ -267,7 +302,10 @@ describe('saved search index', function () {
     add(home, 'the compost bin is behind the shed')
     writeFileSync(join(agentDir(home, 'default'), 'cache'), 'a file where the cache folder would go')
     assert.deepEqual(contents(search(home, 'compost')), ['the compost bin is behind the shed'])
-    assert.equal(readFileSync(join(agentDir(home, 'default'), 'cache'), 'utf8'), 'a file where the cache folder would go')
+    assert.equal(
+      readFileSync(join(agentDir(home, 'default'), 'cache'), 'utf8'),
+      'a file where the cache folder would go',
+    )
   })
 
   it('is brought up to date with facts added, replaced and deleted since it was saved', () => {
@@ -278,10 +316,16 @@ describe('saved search index', function () {
 
     add(home, 'the canoe needs new varnish')
     assert.equal(mem(home, ['reflect', 'delete', '--fact', a]).code, 0)
-    assert.equal(mem(home, ['reflect', 'update', '--fact', b, '--content', 'the canoe paddles are in the garage']).code, 0)
+    assert.equal(
+      mem(home, ['reflect', 'update', '--fact', b, '--content', 'the canoe paddles are in the garage']).code,
+      0,
+    )
     assert.deepEqual(readFileSync(cachePath()), saved, 'writes leave the saved index alone')
 
-    assert.deepEqual(contents(search(home, 'canoe')), ['the canoe needs new varnish', 'the canoe paddles are in the garage'])
+    assert.deepEqual(contents(search(home, 'canoe')), [
+      'the canoe needs new varnish',
+      'the canoe paddles are in the garage',
+    ])
   })
 
   it('is never trusted over the segments: facts it lists that the segments lack are not returned', () => {
@@ -326,13 +370,20 @@ describe('what each command reads', function () {
   afterEach(() => cleanup())
 
   it('a corrupt older segment fails add and search alike, even though add only needs the last, and is left untouched', () => {
-    writeFacts(home, [Array.from({length: FACT_SEGMENT.maxRecords}, (_, i) => `old mackerel fact ${i}`), ['newest mackerel fact']])
+    writeFacts(home, [
+      Array.from({length: FACT_SEGMENT.maxRecords}, (_, i) => `old mackerel fact ${i}`),
+      ['newest mackerel fact'],
+    ])
     assert.equal(mem(home, ['add', '--json', 'a first mackerel fact from the CLI']).code, 0)
     const older = join(agentDir(home, 'default'), 'facts', segmentName(1))
     writeFileSync(older, '{"format": "mem.facts", "version": 1, "records": [')
     const before = readFileSync(older)
 
-    for (const args of [['add', '--json', 'one more mackerel fact'], ['search', '--json', 'mackerel'], ['resume', '--json', '--on-missing', 'empty']]) {
+    for (const args of [
+      ['add', '--json', 'one more mackerel fact'],
+      ['search', '--json', 'mackerel'],
+      ['resume', '--json', '--on-missing', 'empty'],
+    ]) {
       const r = mem(home, args)
       assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`)
       assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'corrupt_file')
@@ -350,19 +401,40 @@ describe('what each command reads', function () {
       for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (path, ...rest) { if (typeof path === 'string') seen.push(path); return real.call(this, path, ...rest) } }
       syncBuiltinESMExports()
       process.on('exit', () => write(${JSON.stringify(out)}, JSON.stringify(seen)))`
-    const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(trace)}`, BIN, ...args], {env: childEnv(home), encoding: 'utf8'})
+    const r = spawnSync(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(trace)}`, BIN, ...args],
+      {env: childEnv(home), encoding: 'utf8'},
+    )
     const factsDir = join(agentDir(home, 'default'), 'facts')
-    const opened = (JSON.parse(readFileSync(out, 'utf8')) as string[]).filter((p) => p.startsWith(factsDir)).map((p) => p.slice(factsDir.length + 1))
+    const opened = (JSON.parse(readFileSync(out, 'utf8')) as string[])
+      .filter((p) => p.startsWith(factsDir))
+      .map((p) => p.slice(factsDir.length + 1))
     return {result: {code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}, opened}
   }
 
   it('a cold search reads only the fact segments that changed since the index was saved', () => {
-    writeFacts(home, [['the kestrel hovers over the verge'], ['a kestrel nested in the barn'], ['the barn owl hunts at night']])
+    writeFacts(home, [
+      ['the kestrel hovers over the verge'],
+      ['a kestrel nested in the barn'],
+      ['the barn owl hunts at night'],
+    ])
     // Stamped as mem stamps what it writes; a file no stamp vouches for is decoded by every operation.
     const dir = agentDir(home, 'default')
-    bumpRevision(dir, readRevision(dir), identitiesOf(dir, [1, 2, 3].map((n) => `facts/${segmentName(n)}`)))
+    bumpRevision(
+      dir,
+      readRevision(dir),
+      identitiesOf(
+        dir,
+        [1, 2, 3].map((n) => `facts/${segmentName(n)}`),
+      ),
+    )
     const first = segmentsOpened(['search', '--json', 'kestrel'])
-    assert.deepEqual(first.opened, [segmentName(1), segmentName(2), segmentName(3)], 'no saved index yet: every segment is read')
+    assert.deepEqual(
+      first.opened,
+      [segmentName(1), segmentName(2), segmentName(3)],
+      'no saved index yet: every segment is read',
+    )
 
     const unchanged = segmentsOpened(['search', '--json', 'kestrel'])
     assert.deepEqual(unchanged.opened, [], 'nothing changed: the saved index and its records answer alone')
@@ -374,40 +446,85 @@ describe('what each command reads', function () {
     const withAdded = JSON.parse(afterAdd.result.stdout) as Found
     assert.deepEqual(withAdded.facts.map((f) => f.id).includes(added), true)
 
-    const nested = (JSON.parse(first.result.stdout) as Found).facts.find((f) => f.content.startsWith('a kestrel nested'))!
+    const nested = (JSON.parse(first.result.stdout) as Found).facts.find((f) =>
+      f.content.startsWith('a kestrel nested'),
+    )!
     assert.equal(mem(home, ['reflect', 'delete', '--fact', nested.id]).code, 0)
     const afterDelete = segmentsOpened(['search', '--json', 'kestrel'])
     // The index was not saved again for one added fact, so the third segment still differs from it.
-    assert.deepEqual(afterDelete.opened, [segmentName(2), segmentName(3)], 'the segment holding the deleted fact, and the one added to')
+    assert.deepEqual(
+      afterDelete.opened,
+      [segmentName(2), segmentName(3)],
+      'the segment holding the deleted fact, and the one added to',
+    )
     const left = contents(JSON.parse(afterDelete.result.stdout) as Found)
     assert.equal(left.includes('a kestrel nested in the barn'), false)
-    assert.deepEqual(left.filter((c) => c.includes('kestrel')), ['a kestrel perched on the barn roof', 'the kestrel hovers over the verge'])
+    assert.deepEqual(
+      left.filter((c) => c.includes('kestrel')),
+      ['a kestrel perched on the barn roof', 'the kestrel hovers over the verge'],
+    )
   })
 
   it('a cold mem add finds a duplicate in an older segment while reading only the last one', () => {
-    writeFacts(home, [['the heron fishes at dawn', 'the weir floods in spring'], ['the barn owl hunts at night'], ['a kestrel on the verge']])
+    writeFacts(home, [
+      ['the heron fishes at dawn', 'the weir floods in spring'],
+      ['the barn owl hunts at night'],
+      ['a kestrel on the verge'],
+    ])
     const dir = agentDir(home, 'default')
-    bumpRevision(dir, readRevision(dir), identitiesOf(dir, [1, 2, 3].map((n) => `facts/${segmentName(n)}`)))
-    const heron = (JSON.parse(mem(home, ['list', '--json', '--limit', '100']).stdout) as Found).facts.find((f) => f.content.startsWith('the heron'))!
+    bumpRevision(
+      dir,
+      readRevision(dir),
+      identitiesOf(
+        dir,
+        [1, 2, 3].map((n) => `facts/${segmentName(n)}`),
+      ),
+    )
+    const heron = (JSON.parse(mem(home, ['list', '--json', '--limit', '100']).stdout) as Found).facts.find((f) =>
+      f.content.startsWith('the heron'),
+    )!
 
     const first = segmentsOpened(['add', '--json', 'The heron  fishes at DAWN'])
-    assert.deepEqual(JSON.parse(first.result.stdout), {agent_id: 'default', stored: true, fact_id: heron.id, duplicate: true})
-    assert.deepEqual(first.opened, [segmentName(3), segmentName(1), segmentName(2)], 'no digests yet: every segment is read and hashed')
+    assert.deepEqual(JSON.parse(first.result.stdout), {
+      agent_id: 'default',
+      stored: true,
+      fact_id: heron.id,
+      duplicate: true,
+    })
+    assert.deepEqual(
+      first.opened,
+      [segmentName(3), segmentName(1), segmentName(2)],
+      'no digests yet: every segment is read and hashed',
+    )
 
     const again = segmentsOpened(['add', '--json', 'the heron fishes at dawn'])
     assert.equal((JSON.parse(again.result.stdout) as {fact_id: string}).fact_id, heron.id)
-    assert.deepEqual(again.opened, [segmentName(3), segmentName(1)], 'the last segment, and the one whose digest holds the content')
+    assert.deepEqual(
+      again.opened,
+      [segmentName(3), segmentName(1)],
+      'the last segment, and the one whose digest holds the content',
+    )
 
     const fresh = segmentsOpened(['add', '--json', 'a swift nests under the eaves'])
     assert.equal((JSON.parse(fresh.result.stdout) as {duplicate: boolean}).duplicate, false)
-    assert.deepEqual(fresh.opened.filter((name) => /^\d{6}\.json$/.test(name) && name !== segmentName(3)), [], 'no segment but the last one')
+    assert.deepEqual(
+      fresh.opened.filter((name) => /^\d{6}\.json$/.test(name) && name !== segmentName(3)),
+      [],
+      'no segment but the last one',
+    )
 
     // A hand edit moves the segment's identity: its digest no longer vouches for it, and the guard follows the new text.
     const older = join(dir, 'facts', segmentName(1))
     writeFileSync(older, readFileSync(older, 'utf8').replace('the heron fishes at dawn', 'the heron fishes at dusk'))
-    const dusk = JSON.parse(mem(home, ['add', '--json', 'the heron fishes at dusk']).stdout) as {fact_id: string; duplicate: boolean}
+    const dusk = JSON.parse(mem(home, ['add', '--json', 'the heron fishes at dusk']).stdout) as {
+      fact_id: string
+      duplicate: boolean
+    }
     assert.deepEqual([dusk.fact_id, dusk.duplicate], [heron.id, true])
-    const dawn = JSON.parse(mem(home, ['add', '--json', 'the heron fishes at dawn']).stdout) as {fact_id: string; duplicate: boolean}
+    const dawn = JSON.parse(mem(home, ['add', '--json', 'the heron fishes at dawn']).stdout) as {
+      fact_id: string
+      duplicate: boolean
+    }
     assert.equal(dawn.duplicate, false)
   })
 

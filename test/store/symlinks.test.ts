@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict'
-import {existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -59,7 +70,10 @@ describe('symbolic links and debris in the home: the store, listings, backups an
   it('a link in agents/ that points to nothing is reported by doctor and is no agent', () => {
     ok(home.home, ['add', 'Real', '--agent', 'bob'])
     symlinkSync(join(outside, 'gone'), agentDir('ghost'))
-    assert.deepEqual(json<{agents: {agent_id: string}[]}>(ok(home.home, ['agents', '--json'])).agents.map((a) => a.agent_id), ['bob'])
+    assert.deepEqual(
+      json<{agents: {agent_id: string}[]}>(ok(home.home, ['agents', '--json'])).agents.map((a) => a.agent_id),
+      ['bob'],
+    )
     const {code, report} = doctor(home.home)
     assert.equal(code, 1)
     assert.equal(report.problems.length, 1)
@@ -82,7 +96,10 @@ describe('symbolic links and debris in the home: the store, listings, backups an
     for (const args of [['list'], ['search', 'link'], ['add', 'more'], ['export']]) {
       const r = mem(home.home, [...args, '--agent', 'alice'])
       assert.equal(r.code, 1, `mem ${args.join(' ')}: ${r.stdout}`)
-      assert.match(r.stderr, /000001\.json cannot be used: it is a symbolic link, and mem keeps its data files as regular files only/)
+      assert.match(
+        r.stderr,
+        /000001\.json cannot be used: it is a symbolic link, and mem keeps its data files as regular files only/,
+      )
     }
     assert.equal(readFileSync(real, 'utf8'), before, 'the file behind the link is untouched')
     assert.ok(lstatSync(segment).isSymbolicLink(), 'the link is untouched')
@@ -96,7 +113,10 @@ describe('symbolic links and debris in the home: the store, listings, backups an
       assert.ok(found, JSON.stringify(report.problems))
       assert.equal(found.kind, 'link')
       assert.equal(found.fixed, false, 'never repaired by guesswork')
-      assert.ok(store.includes(found.problem), `the store's error and doctor's report agree:\n${store}\n${found.problem}`)
+      assert.ok(
+        store.includes(found.problem),
+        `the store's error and doctor's report agree:\n${store}\n${found.problem}`,
+      )
       assert.ok(store.includes(found.fix), `and so does the way out:\n${store}\n${found.fix}`)
     }
     assert.equal(readFileSync(real, 'utf8'), before)

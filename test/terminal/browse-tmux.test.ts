@@ -68,8 +68,12 @@ describe('mem in a real terminal (tmux)', function () {
 
     tmux('send-keys', '-t', 'mem', '/', 'staging')
     await waitForScreen((s) => s.includes('/ staging') && s.includes('The staging database'), 'the search')
-    // eslint-disable-next-line no-control-regex -- reading the terminal's own colour codes
-    assert.match(tmux('capture-pane', '-p', '-e', '-t', 'mem'), /\u001B\[[\d;]*33m(?:\u001B\[[\d;]*m)*staging/, 'the matched word is shown in yellow')
+    assert.match(
+      tmux('capture-pane', '-p', '-e', '-t', 'mem'),
+      // eslint-disable-next-line no-control-regex -- reading the terminal's own colour codes
+      /\u001B\[[\d;]*33m(?:\u001B\[[\d;]*m)*staging/,
+      'the matched word is shown in yellow',
+    )
     tmux('send-keys', '-t', 'mem', 'Enter', 'Enter')
     const detail = await waitForScreen('History')
     assert.match(detail, /The staging database is read-only on Fridays/)
@@ -106,7 +110,9 @@ describe('mem in a real terminal (tmux)', function () {
     tmux('send-keys', '-t', 'mem', 'Enter')
     const after = await waitForScreen('3 facts')
     assert.match(after, /^▸ .*Badge readers reset at 6 #office\s*$/m, `the cursor is on the new fact:\n${after}`)
-    const stored = JSON.parse(mem(home.home, ['list', '--agent', 'desk', '--json']).stdout) as {facts: {content: string; tags: string[]}[]}
+    const stored = JSON.parse(mem(home.home, ['list', '--agent', 'desk', '--json']).stdout) as {
+      facts: {content: string; tags: string[]}[]
+    }
     assert.deepEqual(stored.facts[0], {...stored.facts[0], content: 'Badge readers reset at 6', tags: ['office']})
     tmux('send-keys', '-t', 'mem', 'q')
     await assertRestored()

@@ -30,7 +30,11 @@ describe('CLI-only operations', () => {
     await store.saveCheckpoint('alice', {state: {a: 1}, label: 'x', messages: [1, 2]})
     await store.saveCheckpoint('alice', {state: {}})
     const inputs: Record<string, Record<string, unknown>[]> = {
-      fact_list: [{}, {all: true}, {all: true, limit: 1, tags: ['tooling'], since: '2000-01-01', until: '2999-01-01T00:00:00Z'}],
+      fact_list: [
+        {},
+        {all: true},
+        {all: true, limit: 1, tags: ['tooling'], since: '2000-01-01', until: '2999-01-01T00:00:00Z'},
+      ],
       agent_list: [{}],
       fact_history: [{fact_id: first.id}, {fact_id: next.id}, {fact_id: gone.id}],
       checkpoint_list: [{}, {limit: 1}],

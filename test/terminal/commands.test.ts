@@ -27,11 +27,23 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
 
   before(() => {
     home = tempHome()
-    const add = (text: string, ...tags: string[]) => String(json(home.home, ['add', text, ...tags.flatMap((t) => ['--tag', t])]).fact_id)
+    const add = (text: string, ...tags: string[]) =>
+      String(json(home.home, ['add', text, ...tags.flatMap((t) => ['--tag', t])]).fact_id)
     ids.npm = add('Uses npm for every project', 'tooling')
     ids.deploy = add('Deploys happen on Tuesdays', 'ops')
     ids.db = add('The staging database is read-only on Fridays', 'ops', 'db')
-    ids.bun = String(json(home.home, ['reflect', 'update', '--fact', ids.npm, '--content', 'Uses bun for every project', '--reason', 'faster installs']).fact_id)
+    ids.bun = String(
+      json(home.home, [
+        'reflect',
+        'update',
+        '--fact',
+        ids.npm,
+        '--content',
+        'Uses bun for every project',
+        '--reason',
+        'faster installs',
+      ]).fact_id,
+    )
     json(home.home, ['reflect', 'delete', '--fact', ids.db])
     json(home.home, ['save', '--state', '{"task":"first"}', '--label', 'one'])
     json(home.home, ['save', '--state', '{"task":"second","step":2}', '--messages', '[{"role":"user"}]'])
@@ -60,7 +72,10 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
       ],
     )
     const text = ok(home.home, ['list', '--all'])
-    assert.match(text, new RegExp(`Uses npm for every project \\[tooling\\] \\(id ${ids.npm}, saved [^;]+; replaced by ${ids.bun} `))
+    assert.match(
+      text,
+      new RegExp(`Uses npm for every project \\[tooling\\] \\(id ${ids.npm}, saved [^;]+; replaced by ${ids.bun} `),
+    )
     assert.match(text, /read-only on Fridays \[ops, db\] \(id \w+, saved [^;]+; deleted /)
     const ops = json(home.home, ['list', '--all', '--tag', 'ops', '--tag', 'db']) as {facts: {id: string}[]}
     assert.deepEqual(
@@ -87,7 +102,10 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
   it('an unreadable --since is a usage error that says what would work, also under --json', () => {
     const r = mem(home.home, ['search', 'deploys', '--since', 'the other day-ish'], PIPE)
     assert.equal(r.code, 2)
-    assert.match(r.stderr, /--since "the other day-ish" is not a date: use an ISO date such as 2026-05-01, or a phrase such as "yesterday"/)
+    assert.match(
+      r.stderr,
+      /--since "the other day-ish" is not a date: use an ISO date such as 2026-05-01, or a phrase such as "yesterday"/,
+    )
     const j = mem(home.home, ['list', '--until', 'soonish', '--json'], PIPE)
     assert.equal(j.code, 2)
     assert.equal((JSON.parse(j.stdout) as {error: {code: string}}).error.code, 'invalid_input')
@@ -125,7 +143,9 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
   })
 
   it('checkpoints lists newest first with their state keys', () => {
-    const payload = json(home.home, ['checkpoints']) as {checkpoints: {label?: string; message_count: number; state_keys: string[]}[]}
+    const payload = json(home.home, ['checkpoints']) as {
+      checkpoints: {label?: string; message_count: number; state_keys: string[]}[]
+    }
     assert.deepEqual(
       payload.checkpoints.map((c) => [c.label, c.message_count, c.state_keys]),
       [
@@ -178,9 +198,18 @@ describe('what the everyday commands load', () => {
   const heavy = (urls: string[], names = 'ink|react|@modelcontextprotocol') => packagesAmong(urls, names)
 
   it('search, list, agents, history and checkpoints never load ink, react or the MCP SDK', () => {
-    for (const args of [['search', 'deploys'], ['list'], ['agents'], ['checkpoints'], ['search', 'deploys', '--since', 'last week']]) {
+    for (const args of [
+      ['search', 'deploys'],
+      ['list'],
+      ['agents'],
+      ['checkpoints'],
+      ['search', 'deploys', '--since', 'last week'],
+    ]) {
       const urls = loaded(args)
-      assert.ok(urls.some((u) => u.includes('/dist/')), `the trace saw mem load for ${args.join(' ')}`)
+      assert.ok(
+        urls.some((u) => u.includes('/dist/')),
+        `the trace saw mem load for ${args.join(' ')}`,
+      )
       assert.deepEqual(heavy(urls), [], `mem ${args.join(' ')}`)
     }
   })
@@ -189,9 +218,18 @@ describe('what the everyday commands load', () => {
     // The module as written (run through tsx): the build bundles it, so its own imports are what show.
     const phrases = join(ROOT, 'src', 'cli', 'time-phrases.ts')
     const run = (value: string) =>
-      resolvedBy(['--import', 'tsx', '--input-type=module', '-e', `const {resolveTimePhrase} = await import(${JSON.stringify(phrases)}); console.log(await resolveTimePhrase(${JSON.stringify(value)}, '--since'))`])
+      resolvedBy([
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const {resolveTimePhrase} = await import(${JSON.stringify(phrases)}); console.log(await resolveTimePhrase(${JSON.stringify(value)}, '--since'))`,
+      ])
     const iso = run('2026-01-01')
-    assert.ok(iso.some((u) => u.endsWith('/src/cli/time-phrases.ts')), 'the trace saw the module load')
+    assert.ok(
+      iso.some((u) => u.endsWith('/src/cli/time-phrases.ts')),
+      'the trace saw the module load',
+    )
     assert.deepEqual(heavy(iso, 'chrono-node'), [])
     assert.ok(heavy(run('last week'), 'chrono-node').length > 0)
   })

@@ -31,7 +31,13 @@ describe('--since / --until values', () => {
 
   it('refuses what is not wholly a date, naming the flag and what works', async () => {
     for (const bad of ['soonish', 'yesterday or so', 'next to nothing']) {
-      await assert.rejects(resolveTimePhrase(bad, '--until', now), (e: unknown) => e instanceof MemError && e.code === 'invalid_input' && e.message.startsWith(`--until ${JSON.stringify(bad)} is not a date`))
+      await assert.rejects(
+        resolveTimePhrase(bad, '--until', now),
+        (e: unknown) =>
+          e instanceof MemError &&
+          e.code === 'invalid_input' &&
+          e.message.startsWith(`--until ${JSON.stringify(bad)} is not a date`),
+      )
     }
   })
 })
@@ -49,7 +55,15 @@ describe('--since / --until: dates the calendar lacks, and names of days and mon
       ['2026-00-10', /there is no month 0/],
     ]
     for (const [bad, why] of cases) {
-      await assert.rejects(resolveTimePhrase(bad, '--since', now), (e: unknown) => e instanceof MemError && e.code === 'invalid_input' && e.message.startsWith(`--since "${bad}" is not a real date: `) && why.test(e.message), bad)
+      await assert.rejects(
+        resolveTimePhrase(bad, '--since', now),
+        (e: unknown) =>
+          e instanceof MemError &&
+          e.code === 'invalid_input' &&
+          e.message.startsWith(`--since "${bad}" is not a real date: `) &&
+          why.test(e.message),
+        bad,
+      )
     }
     assert.equal(await resolveTimePhrase('2024-02-29', '--since', now), '2024-02-29')
   })
@@ -62,7 +76,10 @@ describe('--since / --until: dates the calendar lacks, and names of days and mon
     assert.equal(await resolveTimePhrase('march 5', '--since', now), new Date(2026, 2, 5).toISOString())
     assert.equal(await resolveTimePhrase('august 3', '--until', now), new Date(2025, 7, 3).toISOString())
     assert.equal(await resolveTimePhrase('this friday', '--until', now), new Date(2026, 5, 19).toISOString())
-    assert.ok(Date.parse((await resolveTimePhrase('next friday', '--until', now))!) > now.getTime(), '"next" still looks ahead')
+    assert.ok(
+      Date.parse((await resolveTimePhrase('next friday', '--until', now))!) > now.getTime(),
+      '"next" still looks ahead',
+    )
   })
 })
 
@@ -71,7 +88,10 @@ describe('memory_search since/until over MCP', () => {
   before(() => suite.mcp.call('memory_add', {content: 'Deploys happen on Tuesdays'}))
 
   it('advertises since and until as optional ISO 8601 strings', () => {
-    const schema = suite.mcp.tools.find((t) => t.name === 'memory_search')!.inputSchema as {properties: Record<string, {type: string[]; description: string}>; required?: string[]}
+    const schema = suite.mcp.tools.find((t) => t.name === 'memory_search')!.inputSchema as {
+      properties: Record<string, {type: string[]; description: string}>
+      required?: string[]
+    }
     for (const key of ['since', 'until']) {
       // null is read as left out, as for every optional input.
       assert.deepEqual(schema.properties[key]?.type, ['string', 'null'])
@@ -93,7 +113,9 @@ describe('memory_search since/until over MCP', () => {
       assert.equal(validateAgainst(schema, r.structuredContent), undefined)
       return (r.structuredContent as {count: number}).count
     }
-    const [fact] = ((await suite.mcp.call('memory_search', {query: 'deploys'})).structuredContent as {facts: {created_at: string}[]}).facts
+    const [fact] = (
+      (await suite.mcp.call('memory_search', {query: 'deploys'})).structuredContent as {facts: {created_at: string}[]}
+    ).facts
     assert.equal(await found({since: fact!.created_at}), 1)
     assert.equal(await found({until: fact!.created_at}), 0)
     assert.equal(await found({since: '2000-01-01', until: '2999-01-01T00:00:00Z'}), 1)

@@ -23,8 +23,20 @@ describe('inert text for a terminal', () => {
   })
 
   it('copies a payload with every string, keys included, made inert', () => {
-    const payload = {n: 1, ok: true, none: null, facts: [{content: '\u001B[31mred', tags: ['a']}], state: {'k\u001B': ['\u009B']}}
-    assert.deepEqual(inertStrings(payload), {n: 1, ok: true, none: null, facts: [{content: '␛[31mred', tags: ['a']}], state: {'k␛': ['\\u009b']}})
+    const payload = {
+      n: 1,
+      ok: true,
+      none: null,
+      facts: [{content: '\u001B[31mred', tags: ['a']}],
+      state: {'k\u001B': ['\u009B']},
+    }
+    assert.deepEqual(inertStrings(payload), {
+      n: 1,
+      ok: true,
+      none: null,
+      facts: [{content: '␛[31mred', tags: ['a']}],
+      state: {'k␛': ['\\u009b']},
+    })
     assert.equal(payload.facts[0]!.content, '\u001B[31mred', 'the payload itself is unchanged')
   })
 })

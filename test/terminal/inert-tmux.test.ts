@@ -71,17 +71,27 @@ describe('stored escape sequences never drive the terminal (tmux)', function () 
       assertUntouched(pane, title, screen)
       assert.ok(screen.includes(SHOWN_REST), `the clipboard write, the link and C1 show inertly:\n${screen}`)
       assert.equal(screen.split(SHOWN_TAKEOVER).length - 1, 2, 'list and search both show the fact')
-      assert.ok(screen.includes('label ␛]0;PWNED␇␛[2J ␛]52;c;ZXZpbA==␇'), `checkpoints and resume show the label inertly:\n${screen}`)
+      assert.ok(
+        screen.includes('label ␛]0;PWNED␇␛[2J ␛]52;c;ZXZpbA==␇'),
+        `checkpoints and resume show the label inertly:\n${screen}`,
+      )
       assert.ok(screen.includes('\\u009b2J'), 'the state shows C1 as an escape')
     })
   }
 
   it('mem browse shows facts, the fact view, checkpoints and state inertly', async () => {
-    pane = openPane(`echo 'EARLIER LINE'; read go; ${memCommand(home.home, ['browse'], {agent: 't'})}; echo 'ALL DONE'; sleep 600`, {width: 250, height: 40})
+    pane = openPane(
+      `echo 'EARLIER LINE'; read go; ${memCommand(home.home, ['browse'], {agent: 't'})}; echo 'ALL DONE'; sleep 600`,
+      {width: 250, height: 40},
+    )
     await pane.waitForScreen('EARLIER LINE')
     const title = pane.title()
     pane.type('Enter')
-    assertUntouched(pane, title, await pane.waitForScreen((s) => s.includes('1 fact') && s.includes('end'), 'the fact list'))
+    assertUntouched(
+      pane,
+      title,
+      await pane.waitForScreen((s) => s.includes('1 fact') && s.includes('end'), 'the fact list'),
+    )
     pane.type('Enter')
     const detail = await pane.waitForScreen('History')
     assertUntouched(pane, title, detail)
@@ -109,7 +119,9 @@ describe('stored escape sequences never drive the terminal (tmux)', function () 
   it('--json and MCP keep the bytes exactly as stored', async () => {
     const list = JSON.parse(mem(home.home, ['list', '--agent', 't', '--json']).stdout) as {facts: {content: string}[]}
     assert.equal(list.facts[0]!.content, CONTENT)
-    const checkpoints = JSON.parse(mem(home.home, ['checkpoints', '--agent', 't', '--json']).stdout) as {checkpoints: {label: string}[]}
+    const checkpoints = JSON.parse(mem(home.home, ['checkpoints', '--agent', 't', '--json']).stdout) as {
+      checkpoints: {label: string}[]
+    }
     assert.equal(checkpoints.checkpoints[0]!.label, LABEL)
     const resume = JSON.parse(mem(home.home, ['resume', '--agent', 't', '--json']).stdout) as {state: unknown}
     assert.deepEqual(resume.state, STATE)
@@ -119,7 +131,10 @@ describe('stored escape sequences never drive the terminal (tmux)', function () 
     try {
       const found = await mcp.call('memory_search', {agent_id: 't', query: 'deploy'})
       assert.equal((found.structuredContent as {facts: {content: string}[]}).facts[0]!.content, CONTENT)
-      assert.ok((found.content[0] as {text: string}).text.includes(CONTENT), 'the prose MCP returns carries the bytes as they are')
+      assert.ok(
+        (found.content[0] as {text: string}).text.includes(CONTENT),
+        'the prose MCP returns carries the bytes as they are',
+      )
     } finally {
       await mcp.close()
     }
@@ -131,7 +146,10 @@ describe('stored escape sequences never drive the terminal (tmux)', function () 
     await new FileStore(home.home).addFact('t', {content: 'tagged long ago', tags: ['old\u009B2Jtag']})
     const agents = memCommand(home.home, ['agents'])
     const list = memCommand(home.home, ['list', '--agent', 't'])
-    pane = openPane(`echo 'EARLIER LINE'; read go; ${agents}; ${list}; echo 'ALL DONE'; sleep 600`, {width: 250, height: 40})
+    pane = openPane(`echo 'EARLIER LINE'; read go; ${agents}; ${list}; echo 'ALL DONE'; sleep 600`, {
+      width: 250,
+      height: 40,
+    })
     await pane.waitForScreen('EARLIER LINE')
     const title = pane.title()
     pane.type('Enter')
@@ -140,13 +158,19 @@ describe('stored escape sequences never drive the terminal (tmux)', function () 
     assert.ok(screen.includes('#old\\u009b2Jtag'), screen)
     assert.equal(pane.title(), title)
     pane.close()
-    pane = openPane(`echo 'EARLIER LINE'; read go; ${memCommand(home.home, ['browse'], {agent: 't'})}; echo 'ALL DONE'; sleep 600`, {width: 250, height: 40})
+    pane = openPane(
+      `echo 'EARLIER LINE'; read go; ${memCommand(home.home, ['browse'], {agent: 't'})}; echo 'ALL DONE'; sleep 600`,
+      {width: 250, height: 40},
+    )
     await pane.waitForScreen('EARLIER LINE')
     pane.type('Enter')
     const facts = await pane.waitForScreen('tagged long ago', 'the fact list')
     assert.ok(facts.includes('#old\\u009b2Jtag'), facts)
     pane.type('a')
-    const names = await pane.waitForScreen((screen) => screen.includes('Enter switch agent') && / 1 fact /.test(screen), 'the loaded agent list')
+    const names = await pane.waitForScreen(
+      (screen) => screen.includes('Enter switch agent') && / 1 fact /.test(screen),
+      'the loaded agent list',
+    )
     assert.ok(names.includes('x␛]0;PWNED␇'), names)
     assert.equal(pane.title(), title)
     pane.type('Escape')

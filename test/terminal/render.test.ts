@@ -2,7 +2,14 @@ import assert from 'node:assert/strict'
 
 import {highlight} from '../../src/cli/render-highlight.js'
 import {relativeTime} from '../../src/cli/render-time.js'
-import {renderAgents, renderCheckpoints, renderHistory, renderList, renderResume, renderSearch} from '../../src/cli/render.js'
+import {
+  renderAgents,
+  renderCheckpoints,
+  renderHistory,
+  renderList,
+  renderResume,
+  renderSearch,
+} from '../../src/cli/render.js'
 import {unstyled, wantsStyle} from '../../src/cli/terminal-style.js'
 
 const NOW = new Date('2026-06-15T12:00:00.000Z')
@@ -43,18 +50,35 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
         count: 2,
         facts: [
           {id: A, content: 'which heater?', tags: [], created_at: '2026-06-15T11:59:30.000Z', score: 2, thread: 'flat'},
-          {id: B, content: 'a Dimplex panel', tags: [], created_at: '2026-06-15T11:59:30.000Z', score: 1, thread: 'flat', context_for: A},
+          {
+            id: B,
+            content: 'a Dimplex panel',
+            tags: [],
+            created_at: '2026-06-15T11:59:30.000Z',
+            score: 1,
+            thread: 'flat',
+            context_for: A,
+          },
         ],
       },
       NOW,
     )
     const lines = out.split('\n')
     assert.match(lines[1]!, new RegExp(`${ESC}\\[1m${ESC}\\[33mheater`))
-    assert.equal(lines[2]!.endsWith(`${ESC}[2ma Dimplex panel${ESC}[22m ${ESC}[2m~flat${ESC}[22m  ${ESC}[35m↳ context for ${A}${ESC}[39m`), true, JSON.stringify(lines[2]))
+    assert.equal(
+      lines[2]!.endsWith(
+        `${ESC}[2ma Dimplex panel${ESC}[22m ${ESC}[2m~flat${ESC}[22m  ${ESC}[35m↳ context for ${A}${ESC}[39m`,
+      ),
+      true,
+      JSON.stringify(lines[2]),
+    )
   })
 
   it('search with no hits says so', () => {
-    assert.equal(unstyled(renderSearch({agent_id: 'alice', query: 'zebra', count: 0, facts: []}, NOW)), 'No facts found for "zebra" · agent alice')
+    assert.equal(
+      unstyled(renderSearch({agent_id: 'alice', query: 'zebra', count: 0, facts: []}, NOW)),
+      'No facts found for "zebra" · agent alice',
+    )
   })
 
   it('list marks replaced and deleted versions', () => {
@@ -65,8 +89,23 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
           total: 5,
           count: 2,
           facts: [
-            {id: B, content: 'Uses bun', tags: [], created_at: '2026-06-15T10:00:00.000Z', status: 'live', supersedes: [A]},
-            {id: A, content: 'Uses npm', tags: ['tooling'], created_at: '2026-06-01T10:00:00.000Z', status: 'superseded', superseded_by: B, superseded_at: '2026-06-15T10:00:00.000Z'},
+            {
+              id: B,
+              content: 'Uses bun',
+              tags: [],
+              created_at: '2026-06-15T10:00:00.000Z',
+              status: 'live',
+              supersedes: [A],
+            },
+            {
+              id: A,
+              content: 'Uses npm',
+              tags: ['tooling'],
+              created_at: '2026-06-01T10:00:00.000Z',
+              status: 'superseded',
+              superseded_by: B,
+              superseded_at: '2026-06-15T10:00:00.000Z',
+            },
           ],
         },
         NOW,
@@ -90,8 +129,24 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
           fact_id: B,
           count: 2,
           versions: [
-            {id: A, content: 'Uses npm', tags: [], created_at: '2026-06-01T10:00:00.000Z', status: 'superseded', superseded_by: B, superseded_at: '2026-06-15T10:00:00.000Z'},
-            {id: B, content: 'Uses bun', tags: [], created_at: '2026-06-15T10:00:00.000Z', status: 'live', supersedes: [A], reason: 'switched'},
+            {
+              id: A,
+              content: 'Uses npm',
+              tags: [],
+              created_at: '2026-06-01T10:00:00.000Z',
+              status: 'superseded',
+              superseded_by: B,
+              superseded_at: '2026-06-15T10:00:00.000Z',
+            },
+            {
+              id: B,
+              content: 'Uses bun',
+              tags: [],
+              created_at: '2026-06-15T10:00:00.000Z',
+              status: 'live',
+              supersedes: [A],
+              reason: 'switched',
+            },
           ],
         },
         NOW,
@@ -115,12 +170,35 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
         NOW,
       ),
     )
-    assert.equal(checkpoints, ['2 checkpoints · agent alice · newest first', `  ${B}  yesterday   1 message    lunch  task`, `  ${A}  last month  12 messages  task, step`].join('\n'))
+    assert.equal(
+      checkpoints,
+      [
+        '2 checkpoints · agent alice · newest first',
+        `  ${B}  yesterday   1 message    lunch  task`,
+        `  ${A}  last month  12 messages  task, step`,
+      ].join('\n'),
+    )
 
-    const agents = unstyled(renderAgents({count: 2, agents: [
-      {agent_id: 'alice', facts: 3, superseded: 1, deleted: 0, checkpoints: 2, last_activity: '2026-06-14T12:00:00.000Z'},
-      {agent_id: 'bob-the-builder', facts: 10, superseded: 0, deleted: 2, checkpoints: 0},
-    ], unreadable: []}, NOW))
+    const agents = unstyled(
+      renderAgents(
+        {
+          count: 2,
+          agents: [
+            {
+              agent_id: 'alice',
+              facts: 3,
+              superseded: 1,
+              deleted: 0,
+              checkpoints: 2,
+              last_activity: '2026-06-14T12:00:00.000Z',
+            },
+            {agent_id: 'bob-the-builder', facts: 10, superseded: 0, deleted: 2, checkpoints: 0},
+          ],
+          unreadable: [],
+        },
+        NOW,
+      ),
+    )
     assert.equal(
       agents,
       [
@@ -132,13 +210,40 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
   })
 
   it('resume pretty-prints the state with coloured keys and strings', () => {
-    const out = renderResume({found: true, id: A, created_at: '2026-06-08T12:00:00.000Z', state: {task: 'a "quoted" thing', n: 1}, message_count: 2, agent_id: 'alice'}, NOW)
+    const out = renderResume(
+      {
+        found: true,
+        id: A,
+        created_at: '2026-06-08T12:00:00.000Z',
+        state: {task: 'a "quoted" thing', n: 1},
+        message_count: 2,
+        agent_id: 'alice',
+      },
+      NOW,
+    )
     assert.ok(out.includes(`  ${ESC}[34m"task"${ESC}[39m: ${ESC}[32m"a \\"quoted\\" thing"${ESC}[39m,`), out)
     assert.ok(out.includes(`  ${ESC}[34m"n"${ESC}[39m: 1`), out)
-    assert.equal(unstyled(out).split('\n').slice(4).join('\n'), JSON.stringify({task: 'a "quoted" thing', n: 1}, null, 2))
+    assert.equal(
+      unstyled(out).split('\n').slice(4).join('\n'),
+      JSON.stringify({task: 'a "quoted" thing', n: 1}, null, 2),
+    )
     assert.match(unstyled(out), /^saved {4}last week \(2026-06-08T12:00:00.000Z\)$/m)
-    assert.equal(unstyled(renderResume({agent_id: 'alice', found: false}, NOW)), 'No checkpoint saved yet · agent alice; starting fresh')
-    const withMessages = renderResume({found: true, id: A, created_at: '2026-06-08T12:00:00.000Z', state: {}, message_count: 3, agent_id: 'alice', messages: [{role: 'user'}]}, NOW)
+    assert.equal(
+      unstyled(renderResume({agent_id: 'alice', found: false}, NOW)),
+      'No checkpoint saved yet · agent alice; starting fresh',
+    )
+    const withMessages = renderResume(
+      {
+        found: true,
+        id: A,
+        created_at: '2026-06-08T12:00:00.000Z',
+        state: {},
+        message_count: 3,
+        agent_id: 'alice',
+        messages: [{role: 'user'}],
+      },
+      NOW,
+    )
     assert.match(unstyled(withMessages), /\nLast 1 of 3 messages, oldest first:\n\{"role":"user"\}$/)
   })
 
@@ -155,14 +260,26 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
   })
 
   it('highlights words that stem like the query words or start with one of 3+ letters, and nothing for stopword-only queries', () => {
-    const marked = (text: string, q: string) => highlight(text, q).filter((s) => s.match).map((s) => s.text)
+    const marked = (text: string, q: string) =>
+      highlight(text, q)
+        .filter((s) => s.match)
+        .map((s) => s.text)
     // "deployments" stems apart from "deploy" but starts with it, as search's prefix rule says.
-    assert.deepEqual(marked("Caroline's researching deployments; she deployed twice", 'research deploy'), ['researching', 'deployments', 'deployed'])
+    assert.deepEqual(marked("Caroline's researching deployments; she deployed twice", 'research deploy'), [
+      'researching',
+      'deployments',
+      'deployed',
+    ])
     assert.deepEqual(marked('Production runs on Kubernetes', 'kube'), ['Kubernetes'])
     assert.deepEqual(marked('Production runs on Kubernetes', 'ku'), [])
     assert.deepEqual(marked('Deployments happen weekly', 'deployment'), ['Deployments'])
     assert.deepEqual(marked('It is what it is', 'what is it'), [])
-    assert.equal(highlight('a café', 'cafe').map((s) => s.text).join(''), 'a café')
+    assert.equal(
+      highlight('a café', 'cafe')
+        .map((s) => s.text)
+        .join(''),
+      'a café',
+    )
     assert.deepEqual(marked('a café', 'cafe'), ['café'])
   })
 

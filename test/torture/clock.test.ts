@@ -15,25 +15,46 @@ describe('torture: a clock stepped back does not reorder what was saved', functi
   afterEach(() => home.cleanup())
 
   it('mem resume returns the checkpoint saved last, and mem checkpoints lists it first, though its clock said a day earlier', async () => {
-    const first = JSON.parse(mem(home.home, ['save', '--state', '{"step":1}', '-a', 'a', '--json']).stdout) as {checkpoint_id: string; created_at: string}
+    const first = JSON.parse(mem(home.home, ['save', '--state', '{"step":1}', '-a', 'a', '--json']).stdout) as {
+      checkpoint_id: string
+      created_at: string
+    }
     const r = await memADayAgo(home.home, ['save', '--state', '{"step":2}', '-a', 'a', '--json'])
     assert.equal(r.code, 0, r.stderr)
     const second = JSON.parse(r.stdout) as {checkpoint_id: string; created_at: string}
     assert.ok(second.created_at < first.created_at, 'the clock was stepped back')
     assert.ok(second.checkpoint_id > first.checkpoint_id, 'ids still follow the order of saves')
-    const resumed = JSON.parse(mem(home.home, ['resume', '-a', 'a', '--json']).stdout) as {id: string; state: {step: number}}
+    const resumed = JSON.parse(mem(home.home, ['resume', '-a', 'a', '--json']).stdout) as {
+      id: string
+      state: {step: number}
+    }
     assert.deepEqual([resumed.id, resumed.state.step], [second.checkpoint_id, 2])
-    const listed = JSON.parse(mem(home.home, ['checkpoints', '-a', 'a', '--json']).stdout) as {checkpoints: {id: string}[]}
-    assert.deepEqual(listed.checkpoints.map((c) => c.id), [second.checkpoint_id, first.checkpoint_id])
+    const listed = JSON.parse(mem(home.home, ['checkpoints', '-a', 'a', '--json']).stdout) as {
+      checkpoints: {id: string}[]
+    }
+    assert.deepEqual(
+      listed.checkpoints.map((c) => c.id),
+      [second.checkpoint_id, first.checkpoint_id],
+    )
   })
 
   it('mem list shows the fact added last first, though its clock said a day earlier', async () => {
-    const first = JSON.parse(mem(home.home, ['add', 'before the step', '-a', 'a', '--json']).stdout) as {fact_id: string}
+    const first = JSON.parse(mem(home.home, ['add', 'before the step', '-a', 'a', '--json']).stdout) as {
+      fact_id: string
+    }
     const r = await memADayAgo(home.home, ['add', 'after the step', '-a', 'a', '--json'])
     assert.equal(r.code, 0, r.stderr)
     const second = JSON.parse(r.stdout) as {fact_id: string}
-    const listed = JSON.parse(mem(home.home, ['list', '-a', 'a', '--json']).stdout) as {facts: {id: string; content: string}[]}
-    assert.deepEqual(listed.facts.map((f) => f.content), ['after the step', 'before the step'])
-    assert.deepEqual(listed.facts.map((f) => f.id), [second.fact_id, first.fact_id])
+    const listed = JSON.parse(mem(home.home, ['list', '-a', 'a', '--json']).stdout) as {
+      facts: {id: string; content: string}[]
+    }
+    assert.deepEqual(
+      listed.facts.map((f) => f.content),
+      ['after the step', 'before the step'],
+    )
+    assert.deepEqual(
+      listed.facts.map((f) => f.id),
+      [second.fact_id, first.fact_id],
+    )
   })
 })

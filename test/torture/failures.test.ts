@@ -43,24 +43,48 @@ describe('torture: failures before and after the commit (strace fault injection)
   }
 
   it('a full disk before the commit: the error names the file and the cause, says nothing was saved, and leaves no debris', async () => {
-    const r = await startMem(home.home, ['add', 'not saved', '-a', 's', '--json'], {prefix: failing('fsync', 'ENOSPC', 1)}).done
+    const r = await startMem(home.home, ['add', 'not saved', '-a', 's', '--json'], {
+      prefix: failing('fsync', 'ENOSPC', 1),
+    }).done
     assert.equal(r.code, 1)
     const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
     assert.equal(error.code, 'io_error')
-    assert.match(error.message, /^could not write \S+\/agents\/s\/facts\/000001\.json: no space left on device \(ENOSPC\); nothing was saved$/)
+    assert.match(
+      error.message,
+      /^could not write \S+\/agents\/s\/facts\/000001\.json: no space left on device \(ENOSPC\); nothing was saved$/,
+    )
     assert.deepEqual(await contents(), ['seed'])
-    assert.deepEqual(readdirSync(join(agentDir(home.home, 's'), 'facts')).filter((n) => n.endsWith('.tmp')), [])
+    assert.deepEqual(
+      readdirSync(join(agentDir(home.home, 's'), 'facts')).filter((n) => n.endsWith('.tmp')),
+      [],
+    )
   })
 
   it('a failed import says how many facts it stored, that running it again is safe, and running it again completes it', async () => {
     const lines = [JSON.stringify({type: 'header', format: 'mem.export', version: 1})]
-    for (let i = 0; i < 2500; i++) lines.push(JSON.stringify({type: 'fact', agent_id: 'big', id: `01JAAAAAAA${String(i).padStart(16, '0')}`, content: `imported ${i}`, tags: [], created_at: '2026-01-01T00:00:00.000Z'}))
+    for (let i = 0; i < 2500; i++)
+      lines.push(
+        JSON.stringify({
+          type: 'fact',
+          agent_id: 'big',
+          id: `01JAAAAAAA${String(i).padStart(16, '0')}`,
+          content: `imported ${i}`,
+          tags: [],
+          created_at: '2026-01-01T00:00:00.000Z',
+        }),
+      )
     const file = `${lines.join('\n')}\n`
     // Renames 1 and 2 commit the first two segments (1,000 facts each); the third fails.
-    const r = await startMem(home.home, ['import', '-', '--json'], {prefix: failing('rename', 'ENOSPC', 3), input: file}).done
+    const r = await startMem(home.home, ['import', '-', '--json'], {
+      prefix: failing('rename', 'ENOSPC', 3),
+      input: file,
+    }).done
     assert.equal(r.code, 1, r.stdout)
     const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
-    assert.match(error.message, /^The import stopped at agent "big": could not replace \S+\/facts\/000003\.json: no space left on device \(ENOSPC\); 2000 of 2500 facts of this agent were saved before it stopped\. Running the import again is safe: it skips what is already stored\.$/)
+    assert.match(
+      error.message,
+      /^The import stopped at agent "big": could not replace \S+\/facts\/000003\.json: no space left on device \(ENOSPC\); 2000 of 2500 facts of this agent were saved before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
+    )
     assert.equal((await readBack(home.home, 'big')).facts.length, 2000)
     const again = await startMem(home.home, ['import', '-', '--json'], {input: file}).done
     assert.equal(again.code, 0, again.stderr)
@@ -78,14 +102,25 @@ describe('torture: folders, read-only file systems and repairs under a full disk
   it('every folder a first write makes is flushed in its parent (the home, agents/, the agent, facts/)', async () => {
     const memHome = join(home.home, 'home')
     const log = join(home.home, 'strace.log')
-    const r = await startMem(memHome, ['add', 'first', '-a', 'new'], {prefix: ['strace', '-f', '-qq', '-y', '-o', log, '-e', 'trace=mkdir,mkdirat,fsync']}).done
+    const r = await startMem(memHome, ['add', 'first', '-a', 'new'], {
+      prefix: ['strace', '-f', '-qq', '-y', '-o', log, '-e', 'trace=mkdir,mkdirat,fsync'],
+    }).done
     assert.equal(r.code, 0, r.stderr)
     const lines = readFileSync(log, 'utf8').split('\n')
     const made = lines.flatMap((l) => /mkdir(?:at)?\((?:[^,]+, )?"([^"]+)", 0?700\) = 0/.exec(l)?.[1] ?? [])
     // A call may be split into an "unfinished" line and a "resumed" one: the path is on the first.
     const flushed = new Set(lines.flatMap((l) => /fsync\(\d+<([^>]+)>/.exec(l)?.[1] ?? []))
-    assert.deepEqual(made, [memHome, join(memHome, 'agents'), join(memHome, 'agents', 'new'), join(memHome, 'agents', 'new', 'facts')])
-    assert.deepEqual(made.filter((dir) => !flushed.has(dirname(dir))), [], `folders whose parent was not flushed:\n${lines.join('\n')}`)
+    assert.deepEqual(made, [
+      memHome,
+      join(memHome, 'agents'),
+      join(memHome, 'agents', 'new'),
+      join(memHome, 'agents', 'new', 'facts'),
+    ])
+    assert.deepEqual(
+      made.filter((dir) => !flushed.has(dirname(dir))),
+      [],
+      `folders whose parent was not flushed:\n${lines.join('\n')}`,
+    )
   })
 
   it('on a read-only file system, writing to a new agent names the read-only file system and says nothing was saved', () => {
@@ -93,24 +128,39 @@ describe('torture: folders, read-only file systems and repairs under a full disk
     mkdirSync(ro)
     // A private mount namespace with the folder bound read-only, as a read-only disk would be.
     const script = `mount --bind -o ro "$1" "$1" && exec "$2" "$3" add x -a new --json`
-    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', ro, process.execPath, BIN], {env: {...process.env, MEM_HOME: join(ro, 'home')}, encoding: 'utf8'})
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', ro, process.execPath, BIN], {
+      env: {...process.env, MEM_HOME: join(ro, 'home')},
+      encoding: 'utf8',
+    })
     assert.equal(r.status, 1, r.stderr)
-    assert.match((JSON.parse(r.stdout) as {error: {message: string}}).error.message, /^could not create the folder \S+\/ro\/home\/agents\/new: the file system is read-only \(EROFS\); nothing was saved$/)
+    assert.match(
+      (JSON.parse(r.stdout) as {error: {message: string}}).error.message,
+      /^could not create the folder \S+\/ro\/home\/agents\/new: the file system is read-only \(EROFS\); nothing was saved$/,
+    )
   })
 
   it('a first write for a new agent that fails on a full disk leaves no agent behind: mem agents and export --all do not list it', async () => {
     assert.equal(mem(home.home, ['add', 'kept', '-a', 'other']).code, 0)
     // For a new agent: fsync 1 flushes agents/ (the new agent folder), 2 the agent folder (its new facts/), 3 the data file.
-    const r = await startMem(home.home, ['add', 'lost', '-a', 'new', '--json'], {prefix: failing('fsync', 'ENOSPC', 3)}).done
+    const r = await startMem(home.home, ['add', 'lost', '-a', 'new', '--json'], {prefix: failing('fsync', 'ENOSPC', 3)})
+      .done
     assert.equal(r.code, 1, r.stdout)
     assert.match(r.stdout, /no space left on device \(ENOSPC\); nothing was saved/)
     const agents = JSON.parse(mem(home.home, ['agents', '--json']).stdout) as {agents: {agent_id: string}[]}
-    assert.deepEqual(agents.agents.map((a) => a.agent_id), ['other'])
+    assert.deepEqual(
+      agents.agents.map((a) => a.agent_id),
+      ['other'],
+    )
     const exported = mem(home.home, ['export', '--all'])
     assert.equal(exported.code, 0, exported.stderr)
     assert.equal(exported.stdout.includes('"new"'), false)
     assert.equal(mem(home.home, ['add', 'now it works', '-a', 'new']).code, 0)
-    assert.deepEqual((JSON.parse(mem(home.home, ['agents', '--json']).stdout) as {agents: {agent_id: string}[]}).agents.map((a) => a.agent_id), ['new', 'other'])
+    assert.deepEqual(
+      (JSON.parse(mem(home.home, ['agents', '--json']).stdout) as {agents: {agent_id: string}[]}).agents.map(
+        (a) => a.agent_id,
+      ),
+      ['new', 'other'],
+    )
   })
 
   it('doctor --fix under a full disk leaves no extra .corrupt-<time> copy per failed attempt, and succeeds once there is room', async () => {
@@ -127,6 +177,9 @@ describe('torture: folders, read-only file systems and repairs under a full disk
     }
     assert.equal(mem(home.home, ['doctor', '--fix']).code, 0)
     assert.equal(aside().length, 1)
-    assert.deepEqual((await readBack(home.home, 'd')).facts.map((f) => f.content), ['one'])
+    assert.deepEqual(
+      (await readBack(home.home, 'd')).facts.map((f) => f.content),
+      ['one'],
+    )
   })
 })

@@ -19,7 +19,11 @@ export interface Running {
 }
 
 /** Runs `prefix… mem args…` (prefix: a strace command line, say) without waiting for it. */
-export function startMem(home: string, args: string[], options: {prefix?: string[]; env?: Record<string, string>; input?: string} = {}): Running {
+export function startMem(
+  home: string,
+  args: string[],
+  options: {prefix?: string[]; env?: Record<string, string>; input?: string} = {},
+): Running {
   const command = [...(options.prefix ?? []), process.execPath, BIN, ...args]
   const child = spawn(command[0]!, command.slice(1), {env: childEnv(home, {...OLD_STALE, ...options.env})})
   let stdout = ''
@@ -36,12 +40,32 @@ export function startMem(home: string, args: string[], options: {prefix?: string
 
 /** strace arguments that make a process's `nth` call of `syscall` stall for `ms`, before (enter) or after (exit) it runs. */
 export function stall(syscall: 'fsync' | 'rename', ms: number, when: 'enter' | 'exit', nth = 1): string[] {
-  return ['strace', '-f', '-qq', '-o', '/dev/null', '-e', `trace=${syscall}`, '-e', `inject=${syscall}:delay_${when}=${ms * 1000}:when=${nth}`]
+  return [
+    'strace',
+    '-f',
+    '-qq',
+    '-o',
+    '/dev/null',
+    '-e',
+    `trace=${syscall}`,
+    '-e',
+    `inject=${syscall}:delay_${when}=${ms * 1000}:when=${nth}`,
+  ]
 }
 
 /** strace arguments that make calls of `syscall` fail with `errno`, from the `nth` on. */
 export function failing(syscall: string, errno: string, nth: number): string[] {
-  return ['strace', '-f', '-qq', '-o', '/dev/null', '-e', `trace=${syscall}`, '-e', `inject=${syscall}:error=${errno}:when=${nth}+`]
+  return [
+    'strace',
+    '-f',
+    '-qq',
+    '-o',
+    '/dev/null',
+    '-e',
+    `trace=${syscall}`,
+    '-e',
+    `inject=${syscall}:error=${errno}:when=${nth}+`,
+  ]
 }
 
 /**
@@ -49,7 +73,12 @@ export function failing(syscall: string, errno: string, nth: number): string[] {
  * `agent` (its temp file `.<name>.<pid>.<random>.tmp` is there, so it holds the lock) and
  * returns its pid. Gives up (throws) after 20 s, or once `gone` says that process has exited.
  */
-export async function untilWriting(home: string, agent: string, accept: (pid: number) => boolean = () => true, gone: () => boolean = () => false): Promise<number> {
+export async function untilWriting(
+  home: string,
+  agent: string,
+  accept: (pid: number) => boolean = () => true,
+  gone: () => boolean = () => false,
+): Promise<number> {
   const deadline = Date.now() + 20_000
   const facts = join(agentDir(home, agent), 'facts')
   for (;;) {

@@ -36,24 +36,43 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
       let slowDone = false
       void slow.done.then(() => (slowDone = true))
       const holder = await untilWriting(home.home, 's', undefined, () => slowDone)
-      const patient = Array.from({length: 3}, (_, j) => memAsync(home.home, ['add', `B${j}`, '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '30000'}}))
-      const impatient = await memAsync(home.home, ['add', 'C: gives up', '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '500'}})
+      const patient = Array.from({length: 3}, (_, j) =>
+        memAsync(home.home, ['add', `B${j}`, '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '30000'}}),
+      )
+      const impatient = await memAsync(home.home, ['add', 'C: gives up', '-a', 's', '--json'], {
+        env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '500'},
+      })
       const results = [await slow.done, ...(await Promise.all(patient))]
       const acked = results.map(ackedId)
-      assert.deepEqual(acked.map((id) => id !== undefined), [true, true, true, true], results.map((r) => r.stderr).join('\n'))
+      assert.deepEqual(
+        acked.map((id) => id !== undefined),
+        [true, true, true, true],
+        results.map((r) => r.stderr).join('\n'),
+      )
       const stored = new Set((await readBack(home.home, 's')).facts.map((f) => f.id))
-      assert.deepEqual(acked.filter((id) => !stored.has(id!)), [], 'acknowledged facts lost')
+      assert.deepEqual(
+        acked.filter((id) => !stored.has(id!)),
+        [],
+        'acknowledged facts lost',
+      )
       assert.equal(stored.size, 5)
       assert.equal(impatient.code, 1, impatient.stdout)
       const error = (JSON.parse(impatient.stdout) as {error: {code: string; message: string}}).error
       assert.equal(error.code, 'lock_timeout')
-      assert.match(error.message, new RegExp(`mem process ${holder} has held it since .*Nothing was changed.*kill -CONT ${holder}`))
+      assert.match(
+        error.message,
+        new RegExp(`mem process ${holder} has held it since .*Nothing was changed.*kill -CONT ${holder}`),
+      )
       assert.equal(mem(home.home, ['doctor']).code, 0)
     })
   }
 
   it('a server stalled just after its rename never takes the identity of a file it did not write for its own', async () => {
-    const mcp = await connectMcp(home.home, {args: ['--agent', 's'], env: OLD_STALE, prefix: stall('rename', 2000, 'exit')})
+    const mcp = await connectMcp(home.home, {
+      args: ['--agent', 's'],
+      env: OLD_STALE,
+      prefix: stall('rename', 2000, 'exit'),
+    })
     try {
       const segment = join(agentDir(home.home, 's'), 'facts', '000001.json')
       const pending = mcp.call('memory_add', {content: 'one'})
@@ -61,7 +80,15 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
       while (!readFileSync(segment, 'utf8').includes('"one"')) await sleep(2)
       const files = new SegmentedFiles<FactRecord>(agentDir(home.home, 's'), FACT_SEGMENT)
       const records = files.read('000001.json').records
-      files.write('000001.json', [...records, {id: '01JAAAAAAAAAAAAAAAAAAAAAAA', content: 'written behind the lock', tags: [], created_at: '2026-01-01T00:00:00.000Z'}])
+      files.write('000001.json', [
+        ...records,
+        {
+          id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+          content: 'written behind the lock',
+          tags: [],
+          created_at: '2026-01-01T00:00:00.000Z',
+        },
+      ])
       assert.equal((await pending).isError, undefined)
       assert.equal((await mcp.call('memory_add', {content: 'two'})).isError, undefined)
     } finally {
@@ -74,7 +101,17 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
   it('a server whose file is replaced behind the lock in the middle of its change reads it again and goes on: not refused, not wedged', async () => {
     // In the server's first memory_add, mkdir 1 makes sure of the agent folder before the lock,
     // mkdir 2 of facts/ inside the change, after the agent was read: the stall falls between the read and the write.
-    const prefix = ['strace', '-f', '-qq', '-o', '/dev/null', '-e', 'trace=mkdir', '-e', 'inject=mkdir:delay_exit=2000000:when=2']
+    const prefix = [
+      'strace',
+      '-f',
+      '-qq',
+      '-o',
+      '/dev/null',
+      '-e',
+      'trace=mkdir',
+      '-e',
+      'inject=mkdir:delay_exit=2000000:when=2',
+    ]
     const mcp = await connectMcp(home.home, {args: ['--agent', 's'], env: OLD_STALE, prefix})
     try {
       const dir = agentDir(home.home, 's')
@@ -84,7 +121,15 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
       // Well inside the 2 s stall: the server has read the agent under the lock and not written yet.
       await sleep(700)
       assert.equal(readFileSync(join(dir, 'facts', '000001.json'), 'utf8'), before)
-      files.write('000001.json', [...files.read('000001.json').records, {id: '01JAAAAAAAAAAAAAAAAAAAAAAA', content: 'written behind the lock', tags: [], created_at: '2026-01-01T00:00:00.000Z'}])
+      files.write('000001.json', [
+        ...files.read('000001.json').records,
+        {
+          id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+          content: 'written behind the lock',
+          tags: [],
+          created_at: '2026-01-01T00:00:00.000Z',
+        },
+      ])
       const r = await pending
       assert.equal(r.isError, undefined, JSON.stringify(r.content))
       assert.equal((await mcp.call('memory_add', {content: 'and after'})).isError, undefined)
@@ -103,7 +148,9 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     // finish exiting), the lock must be free: 1 s is less than any stale time a lock judged by
     // age could use (2 s at least before), and the dead holder's lock was fresh when it died.
     await slow.done
-    const next = mem(home.home, ['add', 'right after', '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '1000'}})
+    const next = mem(home.home, ['add', 'right after', '-a', 's', '--json'], {
+      env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '1000'},
+    })
     assert.equal(next.code, 0, next.stderr)
     const contents = (await readBack(home.home, 's')).facts.map((f) => f.content)
     assert.deepEqual(contents, ['seed', 'right after'])
@@ -111,13 +158,32 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
 
   it('SIGTSTP of a `mem import` holding the lock: adds wait for it, then every one and the whole import are stored', async () => {
     const lines = [JSON.stringify({type: 'header', format: 'mem.export', version: 1})]
-    for (let i = 0; i < 40_000; i++) lines.push(JSON.stringify({type: 'fact', agent_id: 's', id: ulidLike(i), content: `imported ${i}`, tags: [], created_at: '2026-01-01T00:00:00.000Z'}))
+    for (let i = 0; i < 40_000; i++)
+      lines.push(
+        JSON.stringify({
+          type: 'fact',
+          agent_id: 's',
+          id: ulidLike(i),
+          content: `imported ${i}`,
+          tags: [],
+          created_at: '2026-01-01T00:00:00.000Z',
+        }),
+      )
     const imp = startMem(home.home, ['import', '-', '--json'], {input: `${lines.join('\n')}\n`})
     let impDone = false
     void imp.done.then(() => (impDone = true))
-    await untilWriting(home.home, 's', (pid) => pid === imp.child.pid, () => impDone)
+    await untilWriting(
+      home.home,
+      's',
+      (pid) => pid === imp.child.pid,
+      () => impDone,
+    )
     imp.child.kill('SIGTSTP')
-    const adds = Array.from({length: 3}, (_, j) => memAsync(home.home, ['add', `during import ${j}`, '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '30000'}}))
+    const adds = Array.from({length: 3}, (_, j) =>
+      memAsync(home.home, ['add', `during import ${j}`, '-a', 's', '--json'], {
+        env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '30000'},
+      }),
+    )
     await sleep(3000)
     imp.child.kill('SIGCONT')
     const r = await imp.done
@@ -126,7 +192,11 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     assert.equal(acked.filter(Boolean).length, 3)
     const stored = await readBack(home.home, 's')
     const ids = new Set(stored.facts.map((f) => f.id))
-    assert.deepEqual(acked.filter((id) => !ids.has(id!)), [], 'acknowledged adds lost')
+    assert.deepEqual(
+      acked.filter((id) => !ids.has(id!)),
+      [],
+      'acknowledged adds lost',
+    )
     assert.equal(stored.facts.length, 1 + 3 + 40_000)
   })
 
@@ -148,7 +218,13 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
       for (let round = 0; round < 3; round++) {
         await untilWriting(home.home, 's', (p) => p === pid)
         process.kill(pid, 'SIGSTOP')
-        const cli = await Promise.all(Array.from({length: 3}, (_, j) => memAsync(home.home, ['add', `cli ${round}.${j}`, '-a', 's', '--json'], {env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '2500'}})))
+        const cli = await Promise.all(
+          Array.from({length: 3}, (_, j) =>
+            memAsync(home.home, ['add', `cli ${round}.${j}`, '-a', 's', '--json'], {
+              env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '2500'},
+            }),
+          ),
+        )
         process.kill(pid, 'SIGCONT')
         for (const r of cli) {
           const id = ackedId(r)
@@ -167,7 +243,11 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
       await mcp.close()
     }
     const stored = new Set((await readBack(home.home, 's')).facts.map((f) => f.id))
-    assert.deepEqual(acked.filter((id) => !stored.has(id)), [], 'acknowledged facts lost')
+    assert.deepEqual(
+      acked.filter((id) => !stored.has(id)),
+      [],
+      'acknowledged facts lost',
+    )
   })
 })
 

@@ -42,19 +42,40 @@ describe('mem export and mem import (built binary, real files)', () => {
     const r = ok(src, ['export', '--all'])
     assert.equal(r.stderr, '', 'nothing but the lines when piped')
     const out = lines(r.stdout)
-    assert.deepEqual(out[0] && {type: out[0].type, format: out[0].format, version: out[0].version}, {type: 'header', format: 'mem.export', version: 1})
+    assert.deepEqual(out[0] && {type: out[0].type, format: out[0].format, version: out[0].version}, {
+      type: 'header',
+      format: 'mem.export',
+      version: 1,
+    })
     const facts = out.filter((l) => l.type === 'fact')
-    assert.deepEqual(facts.map((f) => [f.agent_id, f.id]), [['alice', ids.alice[0]], ['alice', ids.alice[1]], ['alice', ids.alice[2]], ['bob', ids.bob[0]]])
+    assert.deepEqual(
+      facts.map((f) => [f.agent_id, f.id]),
+      [
+        ['alice', ids.alice[0]],
+        ['alice', ids.alice[1]],
+        ['alice', ids.alice[2]],
+        ['bob', ids.bob[0]],
+      ],
+    )
     assert.equal(facts[0]!.superseded_by, ids.alice[2])
     assert.deepEqual(facts[2]!.supersedes, [ids.alice[0]])
     assert.equal(facts[1]!.reason, 'moved to Wednesdays')
     assert.match(String(facts[1]!.deleted_at), /Z$/)
     const cps = out.filter((l) => l.type === 'checkpoint')
-    assert.deepEqual(cps.map((c) => [c.agent_id, c.label ?? null, c.state]), [['alice', 'first', {step: 1}], ['alice', null, {step: 2, todo: ['ship']}]])
+    assert.deepEqual(
+      cps.map((c) => [c.agent_id, c.label ?? null, c.state]),
+      [
+        ['alice', 'first', {step: 1}],
+        ['alice', null, {step: 2, todo: ['ship']}],
+      ],
+    )
     assert.deepEqual(cps[1]!.messages, [{role: 'user', content: 'hi'}])
 
     const one = lines(ok(src, ['export', '--agent', 'bob']).stdout)
-    assert.deepEqual(one.slice(1).map((l) => l.content), ['Likes green tea'])
+    assert.deepEqual(
+      one.slice(1).map((l) => l.content),
+      ['Likes green tea'],
+    )
     assert.equal(lines(ok(src, ['export'], {env: {MEM_AGENT: 'bob'}}).stdout).length, 2)
   })
 
@@ -62,7 +83,10 @@ describe('mem export and mem import (built binary, real files)', () => {
     const src = seeded.home
     const file = join(home(), 'backup.jsonl')
     const summary = json(ok(src, ['export', '--all', '-o', file, '--json']))
-    assert.deepEqual({facts: summary.facts, checkpoints: summary.checkpoints, file: summary.file}, {facts: 4, checkpoints: 2, file})
+    assert.deepEqual(
+      {facts: summary.facts, checkpoints: summary.checkpoints, file: summary.file},
+      {facts: 4, checkpoints: 2, file},
+    )
     assert.equal(statSync(file).mode & 0o777, 0o600)
     assert.equal(validateAgainst(jsonSchemaOf(ExportSummary), summary), undefined)
 
@@ -79,8 +103,13 @@ describe('mem export and mem import (built binary, real files)', () => {
     assert.deepEqual(records(ok(dst, ['export', '--all']).stdout), records(readFileSync(file, 'utf8')))
 
     // History survives: only the live fact is found, and the latest checkpoint resumes.
-    const found = json<{facts: {content: string}[]}>(ok(dst, ['search', 'package manager', '--agent', 'alice', '--json']))
-    assert.deepEqual(found.facts.map((f) => f.content), ['Prefers bun as package manager'])
+    const found = json<{facts: {content: string}[]}>(
+      ok(dst, ['search', 'package manager', '--agent', 'alice', '--json']),
+    )
+    assert.deepEqual(
+      found.facts.map((f) => f.content),
+      ['Prefers bun as package manager'],
+    )
     assert.deepEqual(json(ok(dst, ['resume', '--agent', 'alice', '--json'])).state, {step: 2, todo: ['ship']})
   })
 
@@ -89,12 +118,20 @@ describe('mem export and mem import (built binary, real files)', () => {
     const dst = home()
     ok(dst, ['import', '-'], {input: text})
     const before = snapshot(dst)
-    const again = json<{added: unknown; skipped: {line: number; message: string}[]}>(ok(dst, ['import', '-', '--json'], {input: text}))
+    const again = json<{added: unknown; skipped: {line: number; message: string}[]}>(
+      ok(dst, ['import', '-', '--json'], {input: text}),
+    )
     assert.deepEqual(again.added, {facts: 0, checkpoints: 0})
-    assert.deepEqual(again.skipped.map((s) => s.line), [2, 3, 4, 5, 6, 7])
+    assert.deepEqual(
+      again.skipped.map((s) => s.line),
+      [2, 3, 4, 5, 6, 7],
+    )
     assert.match(again.skipped[0]!.message, /already has fact/)
     assert.deepEqual(snapshot(dst), before)
-    assert.match(ok(dst, ['import', '-'], {input: text}).stdout, /Imported 0 facts and 0 checkpoints\.\nSkipped 6 records already present: lines 2, 3, 4, 5, 6, 7\./)
+    assert.match(
+      ok(dst, ['import', '-'], {input: text}).stdout,
+      /Imported 0 facts and 0 checkpoints\.\nSkipped 6 records already present: lines 2, 3, 4, 5, 6, 7\./,
+    )
   })
 
   it('rejects the whole file when any line is wrong, naming each line, and changes nothing', () => {
@@ -112,7 +149,13 @@ describe('mem export and mem import (built binary, real files)', () => {
       factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RS', 'Bad time', {created_at: 'yesterday'}),
       factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RT', 'Extra key', {colour: 'red'}),
       factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'Same id, other text'),
-      JSON.stringify({type: 'checkpoint', agent_id: 'carol', id: '01JDQ3P0A7Z3Y1X9W5V2T8S4RV', created_at: '2026-01-31T09:15:00.000Z', state: [1]}),
+      JSON.stringify({
+        type: 'checkpoint',
+        agent_id: 'carol',
+        id: '01JDQ3P0A7Z3Y1X9W5V2T8S4RV',
+        created_at: '2026-01-31T09:15:00.000Z',
+        state: [1],
+      }),
       factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RW', 'Bad agent', {agent_id: '../etc'}),
     ].join('\n')
     const r = mem(dst, ['import', '-'], {input})
@@ -143,10 +186,19 @@ describe('mem export and mem import (built binary, real files)', () => {
 
   it('--skip-invalid imports the good lines and still reports the rejected ones', () => {
     const dst = home()
-    const input = [factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'A good fact'), '{not json', factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RQ', 'Another good fact')].join('\n')
-    const report = json<{added: unknown; rejected: {line: number}[]}>(ok(dst, ['import', '-', '--skip-invalid', '--json'], {input}))
+    const input = [
+      factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'A good fact'),
+      '{not json',
+      factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RQ', 'Another good fact'),
+    ].join('\n')
+    const report = json<{added: unknown; rejected: {line: number}[]}>(
+      ok(dst, ['import', '-', '--skip-invalid', '--json'], {input}),
+    )
     assert.deepEqual(report.added, {facts: 2, checkpoints: 0})
-    assert.deepEqual(report.rejected.map((r) => r.line), [2])
+    assert.deepEqual(
+      report.rejected.map((r) => r.line),
+      [2],
+    )
     assert.equal(json(ok(dst, ['search', 'good fact', '--agent', 'carol', '--json'])).count, 2)
   })
 
@@ -168,22 +220,36 @@ describe('mem export and mem import (built binary, real files)', () => {
     const dst = home()
     ok(dst, ['import', '-'], {input: early})
 
-    const third = json<{fact_id: string}>(ok(src, ['reflect', 'update', '--fact', first, '--content', 'Uses pnpm', '--agent', 'dana', '--json'])).fact_id
+    const third = json<{fact_id: string}>(
+      ok(src, ['reflect', 'update', '--fact', first, '--content', 'Uses pnpm', '--agent', 'dana', '--json']),
+    ).fact_id
     ok(src, ['reflect', 'delete', '--fact', second, '--agent', 'dana'])
     const later = ok(src, ['export', '--agent', 'dana']).stdout
-    const report = json<{added: unknown; updated: {line: number; message: string}[]; rejected: unknown[]}>(ok(dst, ['import', '-', '--json'], {input: later}))
+    const report = json<{added: unknown; updated: {line: number; message: string}[]; rejected: unknown[]}>(
+      ok(dst, ['import', '-', '--json'], {input: later}),
+    )
     assert.deepEqual(report.rejected, [])
     assert.deepEqual(report.added, {facts: 1, checkpoints: 0})
-    assert.deepEqual(report.updated.map((u) => u.line), [2, 3])
+    assert.deepEqual(
+      report.updated.map((u) => u.line),
+      [2, 3],
+    )
     assert.match(report.updated[0]!.message, new RegExp(`fact ${first} of agent dana was replaced by ${third}`))
     assert.match(report.updated[1]!.message, /was deleted since it was stored/)
     const records = (text: string): unknown[] => lines(text).slice(1)
     assert.deepEqual(records(ok(dst, ['export', '--agent', 'dana']).stdout), records(later))
-    assert.deepEqual(json<{facts: {id: string}[]}>(ok(dst, ['search', 'uses npm pnpm lisbon', '--agent', 'dana', '--json'])).facts.map((f) => f.id), [third])
+    assert.deepEqual(
+      json<{facts: {id: string}[]}>(ok(dst, ['search', 'uses npm pnpm lisbon', '--agent', 'dana', '--json'])).facts.map(
+        (f) => f.id,
+      ),
+      [third],
+    )
 
     // The older export again changes nothing: the store's history is later.
     const before = snapshot(dst)
-    const stale = json<{added: unknown; updated: unknown[]; skipped: {message: string}[]}>(ok(dst, ['import', '-', '--json'], {input: early}))
+    const stale = json<{added: unknown; updated: unknown[]; skipped: {message: string}[]}>(
+      ok(dst, ['import', '-', '--json'], {input: early}),
+    )
     assert.deepEqual([stale.added, stale.updated], [{facts: 0, checkpoints: 0}, []])
     assert.match(stale.skipped[0]!.message, /replaced or deleted since/)
     assert.deepEqual(snapshot(dst), before)
@@ -196,12 +262,18 @@ describe('mem export and mem import (built binary, real files)', () => {
     assert.match(r.stdout, /^Would import 4 facts and 2 checkpoints/)
     assert.match(r.stdout, /Dry run: nothing was changed\./)
     assert.deepEqual(snapshot(dst), {})
-    assert.deepEqual(json(ok(dst, ['import', '-', '--dry-run', '--json'], {input: text})).added, {facts: 4, checkpoints: 2})
+    assert.deepEqual(json(ok(dst, ['import', '-', '--dry-run', '--json'], {input: text})).added, {
+      facts: 4,
+      checkpoints: 2,
+    })
   })
 
   it('refuses a file from a newer format version before reading further', () => {
     const dst = home()
-    const input = [JSON.stringify({type: 'header', format: 'mem.export', version: 2}), factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'x')].join('\n')
+    const input = [
+      JSON.stringify({type: 'header', format: 'mem.export', version: 2}),
+      factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'x'),
+    ].join('\n')
     const r = mem(dst, ['import', '-', '--skip-invalid'], {input})
     assert.equal(r.code, 1)
     assert.match(r.stderr, /version 2, written by a newer mem; this mem reads up to version 1/)
@@ -212,7 +284,10 @@ describe('mem export and mem import (built binary, real files)', () => {
     const dst = home()
     ok(dst, ['import', '-', '--agent', 'zed'], {input: ok(seeded.home, ['export', '--agent', 'bob']).stdout})
     const out = lines(ok(dst, ['export', '--all']).stdout).slice(1)
-    assert.deepEqual(out.map((l) => [l.agent_id, l.id]), [['zed', ids.bob[0]]])
+    assert.deepEqual(
+      out.map((l) => [l.agent_id, l.id]),
+      [['zed', ids.bob[0]]],
+    )
   })
 
   it('an unknown agent is a not-found error (exit 3)', () => {
@@ -228,7 +303,9 @@ describe('mem export and mem import (built binary, real files)', () => {
     const r = mem(dst, ['import', '/nonexistent/file.jsonl'])
     assert.equal(r.code, 2)
     assert.match(r.stderr, /cannot read the import from \/nonexistent\/file\.jsonl/)
-    const badAgent = mem(dst, ['import', '-', '--agent', '../etc'], {input: factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'x')})
+    const badAgent = mem(dst, ['import', '-', '--agent', '../etc'], {
+      input: factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'x'),
+    })
     assert.equal(badAgent.code, 2)
     assert.match(badAgent.stderr, /--agent: may use letters/)
     assert.equal(mem(dst, ['export', '--agent', '../etc']).code, 2)
@@ -239,7 +316,9 @@ describe('mem export and mem import (built binary, real files)', () => {
     const dst = home()
     const file = join(dst, 'many.jsonl')
     const base = Date.parse('2026-01-01T00:00:00.000Z')
-    const many = Array.from({length: 3000}, (_, i) => factLine(ulidAt(base + i, i), `Imported fact number ${i}`, {created_at: new Date(base + i).toISOString()}))
+    const many = Array.from({length: 3000}, (_, i) =>
+      factLine(ulidAt(base + i, i), `Imported fact number ${i}`, {created_at: new Date(base + i).toISOString()}),
+    )
     writeFileSync(file, many.join('\n'))
     const adds = Array.from({length: 6}, (_, i) => memAsync(dst, ['add', `Concurrent fact ${i}`, '--agent', 'carol']))
     const [imported, ...added] = await Promise.all([memAsync(dst, ['import', file, '--json']), ...adds])
@@ -250,7 +329,10 @@ describe('mem export and mem import (built binary, real files)', () => {
     const all = lines(ok(dst, ['export', '--agent', 'carol']).stdout).slice(1)
     assert.equal(all.length, 3006)
     assert.equal(new Set(all.map((l) => l.id)).size, 3006)
-    assert.equal(json(ok(dst, ['search', 'Imported fact number 2999', '--agent', 'carol', '--limit', '1', '--json'])).count, 1)
+    assert.equal(
+      json(ok(dst, ['search', 'Imported fact number 2999', '--agent', 'carol', '--limit', '1', '--json'])).count,
+      1,
+    )
   })
 })
 
@@ -268,7 +350,13 @@ describe('resume after importing an older checkpoint', () => {
   it('still returns the newest checkpoint, not the one stored last', () => {
     const h = tempHome()
     try {
-      const older = JSON.stringify({type: 'checkpoint', agent_id: 'dora', id: '01HZZZZZZZZZZZZZZZZZZZZZZZ', created_at: '2024-06-01T00:00:00.000Z', state: {step: 'old'}})
+      const older = JSON.stringify({
+        type: 'checkpoint',
+        agent_id: 'dora',
+        id: '01HZZZZZZZZZZZZZZZZZZZZZZZ',
+        created_at: '2024-06-01T00:00:00.000Z',
+        state: {step: 'old'},
+      })
       const saved = ok(h.home, ['save', '--agent', 'dora', '--state', '{"step":"new"}', '--json'])
       writeFileSync(join(h.home, 'older.jsonl'), `${older}\n`)
       ok(h.home, ['import', join(h.home, 'older.jsonl')])

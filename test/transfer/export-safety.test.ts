@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict'
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -12,7 +22,7 @@ function records(text: string): unknown[] {
   return lines(text).map((l) => (l.type === 'header' ? {...l, exported_at: undefined} : l))
 }
 
-const VICTIM_TEXT = 'the user\'s own file\n'
+const VICTIM_TEXT = "the user's own file\n"
 
 describe('mem export -o never writes through planted links, never replaces devices', () => {
   let home: ReturnType<typeof tempHome>
@@ -46,14 +56,21 @@ describe('mem export -o never writes through planted links, never replaces devic
     symlinkSync(victim, join(folder, '.backup.jsonl.deadbeef.tmp'))
     // `exec` keeps the shell's pid, so $$ is the pid the export runs as: the name it used to pick.
     const script = `ln -s ${JSON.stringify(victim)} ${JSON.stringify(folder)}/.backup.jsonl.$$.tmp && exec "$0" "$@"`
-    const r = spawnSync('sh', ['-c', script, process.execPath, BIN, 'export', '--agent', 'alice', '-o', out], {env: childEnv(home.home), encoding: 'utf8'})
+    const r = spawnSync('sh', ['-c', script, process.execPath, BIN, 'export', '--agent', 'alice', '-o', out], {
+      env: childEnv(home.home),
+      encoding: 'utf8',
+    })
     assert.equal(r.status, 0, r.stderr)
     assertVictimUntouched()
     assert.ok(lstatSync(out).isFile())
     assert.equal(statSync(out).mode & 0o777, 0o600)
     assert.deepEqual(records(readFileSync(out, 'utf8')), records(ok(home.home, ['export', '--agent', 'alice']).stdout))
     const planted = readdirSync(folder).filter((n) => n.endsWith('.tmp'))
-    assert.equal(planted.length, 2, `both planted links are still there and no temp file is left: ${planted.join(', ')}`)
+    assert.equal(
+      planted.length,
+      2,
+      `both planted links are still there and no temp file is left: ${planted.join(', ')}`,
+    )
     for (const name of planted) assert.ok(lstatSync(join(folder, name)).isSymbolicLink())
   })
 
@@ -62,7 +79,10 @@ describe('mem export -o never writes through planted links, never replaces devic
     symlinkSync(victim, out)
     const r = mem(home.home, ['export', '--agent', 'alice', '-o', out])
     assert.equal(r.code, 2, r.stderr)
-    assert.match(r.stderr, /--output .*backup\.jsonl is a symbolic link to a regular file; mem does not write through links/)
+    assert.match(
+      r.stderr,
+      /--output .*backup\.jsonl is a symbolic link to a regular file; mem does not write through links/,
+    )
     assertVictimUntouched()
     assert.ok(lstatSync(out).isSymbolicLink(), 'the link is still a link')
     assert.deepEqual(readdirSync(folder), ['backup.jsonl'])
@@ -117,7 +137,11 @@ describe('mem export -o never writes through planted links, never replaces devic
     const link = join(folder, 'stdout')
     symlinkSync('/dev/stdout', link)
     // Through a shell pipe, as `| jq` would be (a child's stdio from spawn is a socket, not a pipe).
-    const r = spawnSync('sh', ['-c', '"$0" "$@" | cat', process.execPath, BIN, 'export', '--agent', 'alice', '-o', link], {env: childEnv(home.home), encoding: 'utf8'})
+    const r = spawnSync(
+      'sh',
+      ['-c', '"$0" "$@" | cat', process.execPath, BIN, 'export', '--agent', 'alice', '-o', link],
+      {env: childEnv(home.home), encoding: 'utf8'},
+    )
     assert.equal(r.status, 0, r.stderr)
     assert.equal(r.stderr, '')
     assert.ok(lstatSync(link).isSymbolicLink(), 'the link is still a link')

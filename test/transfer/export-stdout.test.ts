@@ -8,8 +8,16 @@ import {BIN, childEnv, tempHome} from '../helpers/mem.js'
 import {lines, ok} from './helpers.js'
 
 /** Runs `mem export ARGS | reader` through a real shell pipe. */
-function exportInto(home: string, args: string[], reader: string): {status: number | null; stdout: string; stderr: string} {
-  return spawnSync('sh', ['-c', `"$0" "$@" | ${reader}`, process.execPath, BIN, 'export', ...args], {env: childEnv(home), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024})
+function exportInto(
+  home: string,
+  args: string[],
+  reader: string,
+): {status: number | null; stdout: string; stderr: string} {
+  return spawnSync('sh', ['-c', `"$0" "$@" | ${reader}`, process.execPath, BIN, 'export', ...args], {
+    env: childEnv(home),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
 }
 
 describe('mem export to stdout', () => {
@@ -40,7 +48,11 @@ describe('mem export to stdout', () => {
         const result = await mcp.call('memory_add', {agent_id: 'halves', content})
         assert.ok(!result.isError, JSON.stringify(result.content))
       }
-      const saved = await mcp.call('checkpoint_save', {agent_id: 'halves', label: 'label \uD83D', state: {'key \uD83D': 'value \uDBFF'}})
+      const saved = await mcp.call('checkpoint_save', {
+        agent_id: 'halves',
+        label: 'label \uD83D',
+        state: {'key \uD83D': 'value \uDBFF'},
+      })
       assert.ok(!saved.isError, JSON.stringify(saved.content))
     } finally {
       await mcp.close()
@@ -57,7 +69,9 @@ describe('mem export to stdout', () => {
     assert.equal(checkpoint.label, 'label \uFFFD')
     assert.deepEqual(checkpoint.state, {'key \uFFFD': 'value \uFFFD'})
     // The store keeps what was stored: only the export replaces the halves.
-    const stored = JSON.parse(ok(home.home, ['list', '--agent', 'halves', '--json']).stdout) as {facts: {content: string}[]}
+    const stored = JSON.parse(ok(home.home, ['list', '--agent', 'halves', '--json']).stdout) as {
+      facts: {content: string}[]
+    }
     assert.ok(stored.facts.some((f) => f.content === 'half \uD83D of an emoji'))
   })
 })

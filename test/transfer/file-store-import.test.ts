@@ -15,7 +15,13 @@ describe('FileStore.importRecords', () => {
   })
   afterEach(() => h.cleanup())
 
-  const fact = (i: number, extra: Partial<FactRecord> = {}): FactRecord => ({id: newId(Date.parse('2026-01-01T00:00:00.000Z') + i), content: `Fact number ${i}`, tags: ['bulk'], created_at: '2026-01-01T00:00:00.000Z', ...extra})
+  const fact = (i: number, extra: Partial<FactRecord> = {}): FactRecord => ({
+    id: newId(Date.parse('2026-01-01T00:00:00.000Z') + i),
+    content: `Fact number ${i}`,
+    tags: ['bulk'],
+    created_at: '2026-01-01T00:00:00.000Z',
+    ...extra,
+  })
 
   it('keeps ids, times and history marks, and packs records into bounded segments', async () => {
     const store = new FileStore(h.home)
@@ -24,7 +30,10 @@ describe('FileStore.importRecords', () => {
     facts[1] = {...facts[1]!, superseded_by: facts[2]!.id, superseded_at: '2026-01-02T00:00:00.000Z'}
     facts[2] = {...facts[2]!, supersedes: [facts[1]!.id]}
     facts[3] = {...facts[3]!, deleted_at: '2026-01-03T00:00:00.000Z', reason: 'wrong'}
-    const added = await store.importRecords('alice', {facts, checkpoints: [{id: newId(), created_at: '2026-01-04T00:00:00.000Z', state: {step: 9}}]})
+    const added = await store.importRecords('alice', {
+      facts,
+      checkpoints: [{id: newId(), created_at: '2026-01-04T00:00:00.000Z', state: {step: 9}}],
+    })
     assert.equal(added.facts.length, 2500)
     assert.equal(added.checkpoints.length, 1)
 
@@ -37,10 +46,19 @@ describe('FileStore.importRecords', () => {
     const other = new FileStore(h.home)
     const all = await other.listFacts('alice')
     assert.equal(all.length, 2501)
-    assert.deepEqual(all.find((f) => f.id === facts[1]!.id), facts[1])
-    assert.deepEqual(all.find((f) => f.id === facts[3]!.id), facts[3])
+    assert.deepEqual(
+      all.find((f) => f.id === facts[1]!.id),
+      facts[1],
+    )
+    assert.deepEqual(
+      all.find((f) => f.id === facts[3]!.id),
+      facts[3],
+    )
     const hits = await other.searchFacts('alice', {text: 'Fact number 1', limit: 100, tags: ['bulk']})
-    assert.ok(!hits.some((hit) => hit.fact.id === facts[1]!.id || hit.fact.id === facts[3]!.id), 'superseded and deleted facts stay out of search')
+    assert.ok(
+      !hits.some((hit) => hit.fact.id === facts[1]!.id || hit.fact.id === facts[3]!.id),
+      'superseded and deleted facts stay out of search',
+    )
     assert.deepEqual((await other.getCheckpoint('alice')).state, {step: 9})
   })
 
@@ -69,7 +87,11 @@ describe('FileStore.importRecords', () => {
       const hits = await s.searchFacts('erin', {text: 'Fact number 0', limit: 100})
       assert.ok(!hits.some((hit) => hit.fact.id === old[0]!.id), 'a marked fact leaves the index')
     }
-    const again = await store.importRecords('erin', {facts: [], checkpoints: [], marks: [{id: old[0]!.id, patch: {deleted_at: '2026-03-01T00:00:00.000Z'}}]})
+    const again = await store.importRecords('erin', {
+      facts: [],
+      checkpoints: [],
+      marks: [{id: old[0]!.id, patch: {deleted_at: '2026-03-01T00:00:00.000Z'}}],
+    })
     assert.deepEqual(again.marked, [], 'a fact that is no longer live is not marked again')
   })
 
@@ -80,7 +102,10 @@ describe('FileStore.importRecords', () => {
     const first = fact(1)
     await store.importRecords('bob', {facts: [first], checkpoints: []})
     const second = fact(2)
-    const again = await store.importRecords('bob', {facts: [{...first, content: 'changed'}, second, second], checkpoints: []})
+    const again = await store.importRecords('bob', {
+      facts: [{...first, content: 'changed'}, second, second],
+      checkpoints: [],
+    })
     assert.deepEqual(again.facts, [second.id])
     const stored = await watcher.listFacts('bob')
     assert.equal(stored.length, 2)

@@ -5,7 +5,12 @@ import {json, lines, ok, snapshot} from './helpers.js'
 
 /** Lines as @modelcontextprotocol/server-memory writes them to memory.jsonl. */
 const MEMORY_JSONL = [
-  {type: 'entity', name: 'John_Smith', entityType: 'person', observations: ['Speaks fluent Spanish', 'Graduated in 2019']},
+  {
+    type: 'entity',
+    name: 'John_Smith',
+    entityType: 'person',
+    observations: ['Speaks fluent Spanish', 'Graduated in 2019'],
+  },
   {type: 'entity', name: 'Anthropic', entityType: 'organization', observations: []},
   {type: 'entity', name: 'mem', entityType: 'software project', observations: ['Stores facts in JSON files']},
   {type: 'relation', from: 'John_Smith', to: 'Anthropic', relationType: 'works_at'},
@@ -36,16 +41,23 @@ describe('mem import of the MCP memory server file', () => {
       ],
     )
     for (const f of facts) assert.match(String(f.id), /^[0-9A-HJKMNP-TV-Z]{26}$/)
-    const found = json<{facts: {content: string}[]}>(ok(h.home, ['search', 'Spanish', '--tag', 'person', '--agent', 'claude', '--json']))
+    const found = json<{facts: {content: string}[]}>(
+      ok(h.home, ['search', 'Spanish', '--tag', 'person', '--agent', 'claude', '--json']),
+    )
     assert.equal(found.facts[0]?.content, 'John_Smith: Speaks fluent Spanish')
   })
 
   it('a second import of the same file adds nothing: same text and tags is the same fact', () => {
     ok(h.home, ['import', '-', '--agent', 'claude'], {input: MEMORY_JSONL})
     const before = snapshot(h.home)
-    const again = json<{added: unknown; skipped: {line: number}[]}>(ok(h.home, ['import', '-', '--agent', 'claude', '--json'], {input: MEMORY_JSONL}))
+    const again = json<{added: unknown; skipped: {line: number}[]}>(
+      ok(h.home, ['import', '-', '--agent', 'claude', '--json'], {input: MEMORY_JSONL}),
+    )
     assert.deepEqual(again.added, {facts: 0, checkpoints: 0})
-    assert.deepEqual(again.skipped.map((s) => s.line), [1, 1, 2, 3, 4])
+    assert.deepEqual(
+      again.skipped.map((s) => s.line),
+      [1, 1, 2, 3, 4],
+    )
     assert.deepEqual(snapshot(h.home), before)
   })
 

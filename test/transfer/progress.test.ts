@@ -21,7 +21,9 @@ describe('progress bars for long imports and exports', () => {
   before(() => {
     h = tempHome()
     file = join(h.home, 'big.jsonl')
-    const entities = Array.from({length: 2500}, (_, i) => JSON.stringify({type: 'entity', name: `Thing ${i}`, entityType: 'thing', observations: [`is number ${i}`]}))
+    const entities = Array.from({length: 2500}, (_, i) =>
+      JSON.stringify({type: 'entity', name: `Thing ${i}`, entityType: 'thing', observations: [`is number ${i}`]}),
+    )
     writeFileSync(file, entities.join('\n'))
   })
   after(() => h.cleanup())

@@ -35,8 +35,15 @@ describe('mem browse (ink app over a real store)', () => {
     const b = open()
     const frame = await b.waitFor('3 facts')
     const order = ['staging database', 'Deploys happen', 'Prefers pnpm'].map((t) => frame.indexOf(t))
-    assert.ok(order.every((at) => at > 0), frame)
-    assert.deepEqual([...order].sort((x, y) => x - y), order, `newest first:\n${frame}`)
+    assert.ok(
+      order.every((at) => at > 0),
+      frame,
+    )
+    assert.deepEqual(
+      [...order].sort((x, y) => x - y),
+      order,
+      `newest first:\n${frame}`,
+    )
     assert.match(lineOf(frame, 'staging database'), /▸/)
     assert.match(frame, /q quit/)
   })
@@ -52,9 +59,16 @@ describe('mem browse (ink app over a real store)', () => {
     await b.press('/', 'r', 'e', 'v', 'i', 'e', 'w', 'e', 'r')
     const ranked = await b.backend.facts('alice', 'reviewer')
     assert.equal(ranked[0]?.content, 'Rollbacks need a second reviewer')
-    const frame = await b.waitFor((f) => f.includes('/ reviewer') && f.includes(`${ranked.length} fact`), 'the reviewer results')
+    const frame = await b.waitFor(
+      (f) => f.includes('/ reviewer') && f.includes(`${ranked.length} fact`),
+      'the reviewer results',
+    )
     const shown = rows(frame).map((r) => ranked.findIndex((f) => r.includes(f.content)))
-    assert.deepEqual(shown, ranked.map((_, i) => i), `the order mem search gives:\n${frame}`)
+    assert.deepEqual(
+      shown,
+      ranked.map((_, i) => i),
+      `the order mem search gives:\n${frame}`,
+    )
     // Esc stops typing, the next Esc clears the search and the full list returns.
     await b.press(KEYS.escape)
     await b.waitFor('Esc clears')
@@ -79,11 +93,17 @@ describe('mem browse (ink app over a real store)', () => {
     const b = open()
     await b.waitFor('3 facts')
     await b.press('/', 's', 't')
-    const frame = await b.waitFor((f) => f.includes('/ st') && f.includes('1 fact'), 'the facts that have a word starting with "st"')
+    const frame = await b.waitFor(
+      (f) => f.includes('/ st') && f.includes('1 fact'),
+      'the facts that have a word starting with "st"',
+    )
     assert.match(lineOf(frame, 'staging'), /▸/)
     await b.press('a', 'g', 'i', 'n', 'g', ' ', 'd')
     // "d" is being typed: it starts "database" and "Deploys". The fact matching both words leads.
-    const both = await b.waitFor((f) => f.includes('/ staging d') && f.includes('2 facts'), 'the facts matching "staging" and a word starting with "d"')
+    const both = await b.waitFor(
+      (f) => f.includes('/ staging d') && f.includes('2 facts'),
+      'the facts matching "staging" and a word starting with "d"',
+    )
     assert.match(lineOf(both, 'staging database'), /▸/)
     assert.ok(both.indexOf('staging database') < both.indexOf('Deploys happen'), both)
   })
@@ -182,7 +202,9 @@ describe('mem browse (ink app over a real store)', () => {
     for (let i = 0; i < 'ops'.length; i++) await b.press(KEYS.backspace)
     await b.press('release #ci', KEYS.enter)
     await b.waitFor('Updated fact')
-    const next = (await store.listFacts('alice')).find((f) => f.content === 'Deploys happen on Tuesdays' && !f.superseded_by)
+    const next = (await store.listFacts('alice')).find(
+      (f) => f.content === 'Deploys happen on Tuesdays' && !f.superseded_by,
+    )
     assert.ok(next)
     assert.deepEqual(next.tags, ['release', 'ci'])
   })
@@ -223,7 +245,11 @@ describe('mem browse (ink app over a real store)', () => {
   })
 
   it('lists checkpoints and opens one with its state pretty-printed and its messages', async () => {
-    await store.saveCheckpoint('alice', {state: {task: 'migrate db', step: 2}, label: 'before lunch', messages: [{role: 'user', content: 'copy the schema first'}]})
+    await store.saveCheckpoint('alice', {
+      state: {task: 'migrate db', step: 2},
+      label: 'before lunch',
+      messages: [{role: 'user', content: 'copy the schema first'}],
+    })
     const b = open()
     await b.waitFor('3 facts')
     await b.press('c')

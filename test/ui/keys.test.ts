@@ -7,9 +7,26 @@ import {withKeys} from '../../src/ui/keys.js'
 import {initialState, reducer, type State} from '../../src/ui/state.js'
 
 const NO_KEY: Key = {
-  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
-  return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false, super: false,
-  hyper: false, capsLock: false, numLock: false,
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
 }
 
 const reduce = withKeys(reducer)
@@ -18,7 +35,12 @@ function press(state: State, input: string, key: Partial<Key> = {}): State {
   return reduce(state, {type: 'key', input, key: {...NO_KEY, ...key}})
 }
 
-const facts: FactRow[] = ['a', 'b', 'c'].map((id) => ({id: id.repeat(26), content: `fact ${id}`, tags: [], created_at: '2026-01-01T00:00:00.000Z'}))
+const facts: FactRow[] = ['a', 'b', 'c'].map((id) => ({
+  id: id.repeat(26),
+  content: `fact ${id}`,
+  tags: [],
+  created_at: '2026-01-01T00:00:00.000Z',
+}))
 
 function loaded(): State {
   return reducer(initialState('alice'), {type: 'facts-loaded', agent: 'alice', query: '', facts})

@@ -36,7 +36,12 @@ function settle(): Promise<void> {
  * Renders the real browser over a real FileStore in `home`, through the same operations the
  * CLI uses. The one way UI tests render it, so every test drives keys and reads frames alike.
  */
-export function renderBrowser(options: {home: string; agent: string; pollMs?: number; now?: () => Date}): BrowserHarness {
+export function renderBrowser(options: {
+  home: string
+  agent: string
+  pollMs?: number
+  now?: () => Date
+}): BrowserHarness {
   const store = new FileStore(options.home)
   const backend = operationsBackend({store, defaultAgent: options.agent})
   const app = render(<Browser backend={backend} agent={options.agent} pollMs={options.pollMs ?? 0} now={options.now} />)

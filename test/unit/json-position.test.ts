@@ -14,8 +14,14 @@ function described(text: string): string {
 
 describe('a JSON syntax error names its line and column, never the text', () => {
   it('a trailing comma before ] or }, which V8 reports without a position', () => {
-    assert.equal(described('{\n  "records": [\n    {"id": 1},\n  ]\n}\n'), 'it is not valid JSON at line 4, column 3 (a comma before a closing bracket)')
-    assert.equal(described('{"a": 1,\n}'), 'it is not valid JSON at line 2, column 1 (a comma before a closing bracket)')
+    assert.equal(
+      described('{\n  "records": [\n    {"id": 1},\n  ]\n}\n'),
+      'it is not valid JSON at line 4, column 3 (a comma before a closing bracket)',
+    )
+    assert.equal(
+      described('{"a": 1,\n}'),
+      'it is not valid JSON at line 2, column 1 (a comma before a closing bracket)',
+    )
   })
 
   it('a text that stops short', () => {

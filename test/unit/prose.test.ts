@@ -31,10 +31,18 @@ describe('prose (golden)', () => {
 
   it('memory_search: one fact, and none', () => {
     assert.equal(
-      memorySearch.prose({agent_id: 'a', query: 'q', count: 1, facts: [{id: A, content: 'x', tags: [], created_at: T, score: 1}]}),
+      memorySearch.prose({
+        agent_id: 'a',
+        query: 'q',
+        count: 1,
+        facts: [{id: A, content: 'x', tags: [], created_at: T, score: 1}],
+      }),
       `Found 1 fact for "q" (agent a):\n1. x (id ${A})`,
     )
-    assert.equal(memorySearch.prose({agent_id: 'alice', query: 'zebra', count: 0, facts: []}), 'No facts found for "zebra" (agent alice).')
+    assert.equal(
+      memorySearch.prose({agent_id: 'alice', query: 'zebra', count: 0, facts: []}),
+      'No facts found for "zebra" (agent alice).',
+    )
   })
 
   it('memory_search: a hit that came as context names the match it came with; other lines are unchanged', () => {
@@ -47,35 +55,128 @@ describe('prose (golden)', () => {
         {id: B, content: 'a Dimplex panel', tags: ['home'], created_at: T, score: 1, thread: 'flat', context_for: A},
       ],
     })
-    assert.equal(text, ['Found 2 facts for "heater" (agent alice):', `1. which heater? (id ${A})`, `2. a Dimplex panel [home] (id ${B}; context for ${A})`].join('\n'))
+    assert.equal(
+      text,
+      [
+        'Found 2 facts for "heater" (agent alice):',
+        `1. which heater? (id ${A})`,
+        `2. a Dimplex panel [home] (id ${B}; context for ${A})`,
+      ].join('\n'),
+    )
   })
 
   it('memory_add and checkpoint_save: one sentence', () => {
-    assert.equal(memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A, duplicate: false}), `Stored fact ${A} for agent alice.`)
-    assert.equal(memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A, duplicate: true}), `Fact ${A} of agent alice already says this; nothing new was stored.`)
-    assert.equal(checkpointSave.prose({agent_id: 'alice', checkpoint_id: A, created_at: T}), `Saved checkpoint ${A} for agent alice at ${T}.`)
+    assert.equal(
+      memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A, duplicate: false}),
+      `Stored fact ${A} for agent alice.`,
+    )
+    assert.equal(
+      memoryAdd.prose({agent_id: 'alice', stored: true, fact_id: A, duplicate: true}),
+      `Fact ${A} of agent alice already says this; nothing new was stored.`,
+    )
+    assert.equal(
+      checkpointSave.prose({agent_id: 'alice', checkpoint_id: A, created_at: T}),
+      `Saved checkpoint ${A} for agent alice at ${T}.`,
+    )
   })
 
   it('checkpoint_resume: a block with the state as indented JSON', () => {
-    const text = checkpointResume.prose({found: true, id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice'})
-    const block = [`Checkpoint ${A} (agent alice)`, `Saved: ${T}`, 'Label: mid-task', 'Messages: 2', 'State:', '{', '  "step": 3,', '  "todo": [', '    "x"', '  ]', '}']
+    const text = checkpointResume.prose({
+      found: true,
+      id: A,
+      created_at: T,
+      state: {step: 3, todo: ['x']},
+      message_count: 2,
+      label: 'mid-task',
+      agent_id: 'alice',
+    })
+    const block = [
+      `Checkpoint ${A} (agent alice)`,
+      `Saved: ${T}`,
+      'Label: mid-task',
+      'Messages: 2',
+      'State:',
+      '{',
+      '  "step": 3,',
+      '  "todo": [',
+      '    "x"',
+      '  ]',
+      '}',
+    ]
     assert.equal(text, block.join('\n'))
-    const messages = [{role: 'user', content: 'hi'}, {role: 'assistant', content: 'hello'}]
-    const withAll = checkpointResume.prose({found: true, id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice', messages})
-    assert.equal(withAll, [...block, 'Messages, oldest first:', '{"role":"user","content":"hi"}', '{"role":"assistant","content":"hello"}'].join('\n'))
-    const withLast = checkpointResume.prose({found: true, id: A, created_at: T, state: {step: 3, todo: ['x']}, message_count: 2, label: 'mid-task', agent_id: 'alice', messages: messages.slice(-1)})
-    assert.equal(withLast, [...block, 'Last 1 of 2 messages, oldest first:', '{"role":"assistant","content":"hello"}'].join('\n'))
+    const messages = [
+      {role: 'user', content: 'hi'},
+      {role: 'assistant', content: 'hello'},
+    ]
+    const withAll = checkpointResume.prose({
+      found: true,
+      id: A,
+      created_at: T,
+      state: {step: 3, todo: ['x']},
+      message_count: 2,
+      label: 'mid-task',
+      agent_id: 'alice',
+      messages,
+    })
+    assert.equal(
+      withAll,
+      [
+        ...block,
+        'Messages, oldest first:',
+        '{"role":"user","content":"hi"}',
+        '{"role":"assistant","content":"hello"}',
+      ].join('\n'),
+    )
+    const withLast = checkpointResume.prose({
+      found: true,
+      id: A,
+      created_at: T,
+      state: {step: 3, todo: ['x']},
+      message_count: 2,
+      label: 'mid-task',
+      agent_id: 'alice',
+      messages: messages.slice(-1),
+    })
+    assert.equal(
+      withLast,
+      [...block, 'Last 1 of 2 messages, oldest first:', '{"role":"assistant","content":"hello"}'].join('\n'),
+    )
   })
 
   it('checkpoint_resume: the absence branch', () => {
-    assert.equal(checkpointResume.prose({agent_id: 'alice', found: false}), 'No checkpoint saved yet for agent alice; starting fresh.')
+    assert.equal(
+      checkpointResume.prose({agent_id: 'alice', found: false}),
+      'No checkpoint saved yet for agent alice; starting fresh.',
+    )
   })
 
   it('memory_reflect: one sentence per action', () => {
-    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A}), `Added fact ${A} for agent alice.`)
-    assert.equal(memoryReflect.prose({action: 'add', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A, duplicate: true}), `Fact ${A} of agent alice already says this; nothing new was stored.`)
-    assert.equal(memoryReflect.prose({action: 'delete', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A}), `Deleted fact ${A} for agent alice.`)
-    assert.equal(memoryReflect.prose({action: 'update', agent: 'alice', agent_id: 'alice', ok: true, fact_id: B, supersedes: [A]}), `Updated fact ${A}: the new version is ${B} (agent alice).`)
-    assert.equal(memoryReflect.prose({action: 'merge', agent: 'alice', agent_id: 'alice', ok: true, fact_id: C, supersedes: [A, B]}), `Merged facts ${A}, ${B} into ${C} (agent alice).`)
+    assert.equal(
+      memoryReflect.prose({action: 'add', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A}),
+      `Added fact ${A} for agent alice.`,
+    )
+    assert.equal(
+      memoryReflect.prose({action: 'add', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A, duplicate: true}),
+      `Fact ${A} of agent alice already says this; nothing new was stored.`,
+    )
+    assert.equal(
+      memoryReflect.prose({action: 'delete', agent: 'alice', agent_id: 'alice', ok: true, fact_id: A}),
+      `Deleted fact ${A} for agent alice.`,
+    )
+    assert.equal(
+      memoryReflect.prose({action: 'update', agent: 'alice', agent_id: 'alice', ok: true, fact_id: B, supersedes: [A]}),
+      `Updated fact ${A}: the new version is ${B} (agent alice).`,
+    )
+    assert.equal(
+      memoryReflect.prose({
+        action: 'merge',
+        agent: 'alice',
+        agent_id: 'alice',
+        ok: true,
+        fact_id: C,
+        supersedes: [A, B],
+      }),
+      `Merged facts ${A}, ${B} into ${C} (agent alice).`,
+    )
   })
 })

@@ -9,8 +9,18 @@ export const listSpec = defineCommandSpec({
   flags: {
     ...agentFlag,
     limit: {kind: 'integer', char: 'n', description: 'Most facts to show (1-10000).', default: 20},
-    tag: {kind: 'string', char: 't', description: 'Only facts with this tag (repeat for several; all must match).', multiple: true, field: 'tags'},
-    since: {kind: 'string', description: 'Only facts saved at or after this time (ISO date or phrase).', helpValue: 'WHEN'},
+    tag: {
+      kind: 'string',
+      char: 't',
+      description: 'Only facts with this tag (repeat for several; all must match).',
+      multiple: true,
+      field: 'tags',
+    },
+    since: {
+      kind: 'string',
+      description: 'Only facts saved at or after this time (ISO date or phrase).',
+      helpValue: 'WHEN',
+    },
     until: {kind: 'string', description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'},
     all: {kind: 'boolean', description: 'Include superseded and deleted facts.'},
   },

@@ -11,8 +11,19 @@ export const searchSpec = defineCommandSpec({
   flags: {
     ...agentFlag,
     limit: {kind: 'integer', char: 'n', description: 'Most facts to return (1-100).', default: 10},
-    tag: {kind: 'string', char: 't', description: 'Only facts with this tag (repeat for several; all must match).', multiple: true, field: 'tags'},
-    since: {kind: 'string', description: 'Only facts saved at or after this time: an ISO date or a phrase such as "yesterday", "last week", "3 days ago".', helpValue: 'WHEN'},
+    tag: {
+      kind: 'string',
+      char: 't',
+      description: 'Only facts with this tag (repeat for several; all must match).',
+      multiple: true,
+      field: 'tags',
+    },
+    since: {
+      kind: 'string',
+      description:
+        'Only facts saved at or after this time: an ISO date or a phrase such as "yesterday", "last week", "3 days ago".',
+      helpValue: 'WHEN',
+    },
     until: {kind: 'string', description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'},
   },
   async input(words, flags) {

@@ -8,7 +8,7 @@ import {SERVER_NAME, snippetFor} from '../../clients/snippet.js'
 import {unifiedDiff} from '../../clients/text-diff.js'
 
 export default class McpInstall extends MemCommand {
-  static override summary = 'Add mem to an MCP client\'s config file.'
+  static override summary = "Add mem to an MCP client's config file."
   static override description =
     'Merges the entry "mem mcp config" prints into the client\'s config file, keeping everything else in it. ' +
     'The old file is copied beside it first (<file>.mem-backup-<time>); a new file is created private (0600). ' +
@@ -28,8 +28,19 @@ export default class McpInstall extends MemCommand {
   async run(): Promise<unknown> {
     const {flags} = await this.parse(McpInstall)
     const client = CLIENTS[flags.client as ClientId]
-    const snippet = snippetFor(client, {agent: flags.agent, onPath: flags['on-path'], configFile: flags['config-file'], workspace: flags.workspace, root: this.config.root})
-    const change = planServerEntry(snippet.config_file, client.serversKey, SERVER_NAME, snippet.snippet[client.serversKey]![SERVER_NAME]!)
+    const snippet = snippetFor(client, {
+      agent: flags.agent,
+      onPath: flags['on-path'],
+      configFile: flags['config-file'],
+      workspace: flags.workspace,
+      root: this.config.root,
+    })
+    const change = planServerEntry(
+      snippet.config_file,
+      client.serversKey,
+      SERVER_NAME,
+      snippet.snippet[client.serversKey]![SERVER_NAME]!,
+    )
     const diff = unifiedDiff(change.before, change.after, change.file)
     const backup = flags['dry-run'] ? undefined : applyChange(change)
     const payload = {
@@ -47,9 +58,22 @@ export default class McpInstall extends MemCommand {
   }
 }
 
-function installProse(p: {config_file: string; dry_run: boolean; changed: boolean; created: boolean; replaced: boolean; backup?: string; diff: string}, after: string): string {
+function installProse(
+  p: {
+    config_file: string
+    dry_run: boolean
+    changed: boolean
+    created: boolean
+    replaced: boolean
+    backup?: string
+    diff: string
+  },
+  after: string,
+): string {
   if (!p.changed) return `${p.config_file} already has this mem entry; nothing changed.`
   if (p.dry_run) return `${p.diff}\nDry run: ${p.config_file} was not changed.`
-  const what = p.created ? `Created ${p.config_file} with the mem server` : `${p.replaced ? 'Replaced the mem server entry in' : 'Added the mem server to'} ${p.config_file} (backup: ${p.backup})`
+  const what = p.created
+    ? `Created ${p.config_file} with the mem server`
+    : `${p.replaced ? 'Replaced the mem server entry in' : 'Added the mem server to'} ${p.config_file} (backup: ${p.backup})`
   return `${what}.\n${after}`
 }

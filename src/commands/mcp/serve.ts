@@ -6,7 +6,7 @@ import {MemError} from '../../errors.js'
 type ServeFlags = Interfaces.InferredFlags<typeof McpServe.flags>
 
 export default class McpServe extends MemCommand {
-  static override summary = 'Run the MCP server on stdio (for an MCP client\'s config), or over HTTP for many clients.'
+  static override summary = "Run the MCP server on stdio (for an MCP client's config), or over HTTP for many clients."
   static override description =
     'Serves memory_search, memory_add, checkpoint_save, checkpoint_resume and memory_reflect over stdio. ' +
     'stdout carries only the protocol; messages go to stderr. Tools that name no agent_id use --agent, else $MEM_AGENT, else "default". ' +
@@ -20,20 +20,83 @@ export default class McpServe extends MemCommand {
     '<%= config.bin %> mcp serve --http --port 8080 --allowed-host mem.internal --allow-remote --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
   ]
   static override flags = {
-    agent: Flags.string({char: 'a', description: 'Default agent for tool calls that name none [default: $MEM_AGENT, else "default"].', helpValue: 'ID'}),
-    'read-only': Flags.boolean({description: 'Offer only the tools that never write (memory_search, checkpoint_resume).'}),
-    http: Flags.boolean({description: 'Serve over MCP Streamable HTTP instead of stdio; every request needs a token (mem token create).'}),
-    host: Flags.string({description: 'Address to listen on with --http; anything but loopback also needs --allow-remote.', default: '127.0.0.1', helpValue: 'ADDRESS', helpGroup: 'HTTP'}),
-    port: Flags.integer({description: 'Port to listen on with --http (0: any free port).', default: 7411, min: 0, max: 65_535, helpGroup: 'HTTP'}),
-    'allow-remote': Flags.boolean({description: 'Allow --host to be an address other machines can reach; needs --tls-cert and --tls-key, or --tls-proxy.', helpGroup: 'HTTP'}),
-    'tls-cert': Flags.string({description: 'PEM certificate file: serve HTTPS.', helpValue: 'FILE', dependsOn: ['tls-key'], helpGroup: 'HTTP'}),
-    'tls-key': Flags.string({description: 'PEM private key file for --tls-cert.', helpValue: 'FILE', dependsOn: ['tls-cert'], helpGroup: 'HTTP'}),
-    'tls-proxy': Flags.boolean({description: 'Say that a reverse proxy in front terminates TLS, so plain HTTP on --host is wanted.', helpGroup: 'HTTP'}),
-    'allowed-host': Flags.string({description: 'Another name clients use in the Host header (loopback names are always allowed); repeat for several.', multiple: true, helpValue: 'NAME', helpGroup: 'HTTP'}),
-    'allowed-origin': Flags.string({description: 'Another browser Origin allowed to call, e.g. https://app.example; repeat for several.', multiple: true, helpValue: 'URL', helpGroup: 'HTTP'}),
-    'max-body': Flags.integer({description: 'Largest request body in bytes (413 above).', default: 2 * 1024 * 1024, min: 1024, helpGroup: 'HTTP'}),
-    'rate-limit': Flags.integer({description: 'Requests a minute per token (429 above), with bursts of a tenth of that.', default: 600, min: 1, helpGroup: 'HTTP'}),
-    'request-timeout': Flags.integer({description: 'Seconds a request may take before it is answered 504.', default: 30, min: 1, max: 600, helpGroup: 'HTTP'}),
+    agent: Flags.string({
+      char: 'a',
+      description: 'Default agent for tool calls that name none [default: $MEM_AGENT, else "default"].',
+      helpValue: 'ID',
+    }),
+    'read-only': Flags.boolean({
+      description: 'Offer only the tools that never write (memory_search, checkpoint_resume).',
+    }),
+    http: Flags.boolean({
+      description: 'Serve over MCP Streamable HTTP instead of stdio; every request needs a token (mem token create).',
+    }),
+    host: Flags.string({
+      description: 'Address to listen on with --http; anything but loopback also needs --allow-remote.',
+      default: '127.0.0.1',
+      helpValue: 'ADDRESS',
+      helpGroup: 'HTTP',
+    }),
+    port: Flags.integer({
+      description: 'Port to listen on with --http (0: any free port).',
+      default: 7411,
+      min: 0,
+      max: 65_535,
+      helpGroup: 'HTTP',
+    }),
+    'allow-remote': Flags.boolean({
+      description:
+        'Allow --host to be an address other machines can reach; needs --tls-cert and --tls-key, or --tls-proxy.',
+      helpGroup: 'HTTP',
+    }),
+    'tls-cert': Flags.string({
+      description: 'PEM certificate file: serve HTTPS.',
+      helpValue: 'FILE',
+      dependsOn: ['tls-key'],
+      helpGroup: 'HTTP',
+    }),
+    'tls-key': Flags.string({
+      description: 'PEM private key file for --tls-cert.',
+      helpValue: 'FILE',
+      dependsOn: ['tls-cert'],
+      helpGroup: 'HTTP',
+    }),
+    'tls-proxy': Flags.boolean({
+      description: 'Say that a reverse proxy in front terminates TLS, so plain HTTP on --host is wanted.',
+      helpGroup: 'HTTP',
+    }),
+    'allowed-host': Flags.string({
+      description:
+        'Another name clients use in the Host header (loopback names are always allowed); repeat for several.',
+      multiple: true,
+      helpValue: 'NAME',
+      helpGroup: 'HTTP',
+    }),
+    'allowed-origin': Flags.string({
+      description: 'Another browser Origin allowed to call, e.g. https://app.example; repeat for several.',
+      multiple: true,
+      helpValue: 'URL',
+      helpGroup: 'HTTP',
+    }),
+    'max-body': Flags.integer({
+      description: 'Largest request body in bytes (413 above).',
+      default: 2 * 1024 * 1024,
+      min: 1024,
+      helpGroup: 'HTTP',
+    }),
+    'rate-limit': Flags.integer({
+      description: 'Requests a minute per token (429 above), with bursts of a tenth of that.',
+      default: 600,
+      min: 1,
+      helpGroup: 'HTTP',
+    }),
+    'request-timeout': Flags.integer({
+      description: 'Seconds a request may take before it is answered 504.',
+      default: 30,
+      min: 1,
+      max: 600,
+      helpGroup: 'HTTP',
+    }),
   }
 
   async run(): Promise<void> {
@@ -41,7 +104,10 @@ export default class McpServe extends MemCommand {
     if (flags.http) return this.serveHttp(flags)
     rejectHttpOnly(flags)
     // The SDK is loaded here only, so that no other command pays for it.
-    const [{createServer}, {StdioServerTransport}] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')])
+    const [{createServer}, {StdioServerTransport}] = await Promise.all([
+      import('../../mcp/server.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    ])
     const server = createServer(this.context(flags.agent, true), this.config.version, {readOnly: flags['read-only']})
     const transport = new StdioServerTransport()
     // The SDK skips a line it cannot read; JSON-RPC asks for an error reply with id null, so say so and keep serving.
@@ -65,7 +131,12 @@ export default class McpServe extends MemCommand {
       import('../../mcp/http/exposure.js'),
       import('../../cli/home.js'),
     ])
-    checkExposure({host: flags.host, allowRemote: flags['allow-remote'], tls: flags['tls-cert'] !== undefined, tlsProxy: flags['tls-proxy']})
+    checkExposure({
+      host: flags.host,
+      allowRemote: flags['allow-remote'],
+      tls: flags['tls-cert'] !== undefined,
+      tlsProxy: flags['tls-proxy'],
+    })
     const log = (entry: Record<string, unknown>) => process.stderr.write(`${JSON.stringify(entry)}\n`)
     const ctx = this.context(flags.agent, true)
     const running = await startHttpServer({
@@ -79,11 +150,28 @@ export default class McpServe extends MemCommand {
       allowedHosts: flags['allowed-host'] ?? [],
       allowedOrigins: flags['allowed-origin'] ?? [],
       readOnly: flags['read-only'],
-      limits: {bodyBytes: flags['max-body'], perMinute: flags['rate-limit'], burst: Math.max(1, Math.ceil(flags['rate-limit'] / 10)), requestMs: flags['request-timeout'] * 1000},
+      limits: {
+        bodyBytes: flags['max-body'],
+        perMinute: flags['rate-limit'],
+        burst: Math.max(1, Math.ceil(flags['rate-limit'] / 10)),
+        requestMs: flags['request-timeout'] * 1000,
+      },
       log,
     })
-    log({time: new Date().toISOString(), event: 'listening', url: running.url, read_only: flags['read-only'] === true, tokens: running.tokens()})
-    if (running.tokens() === 0) log({time: new Date().toISOString(), event: 'warning', message: 'no tokens yet, so every request is refused: run "mem token create" (the server sees new tokens at once)'})
+    log({
+      time: new Date().toISOString(),
+      event: 'listening',
+      url: running.url,
+      read_only: flags['read-only'] === true,
+      tokens: running.tokens(),
+    })
+    if (running.tokens() === 0)
+      log({
+        time: new Date().toISOString(),
+        event: 'warning',
+        message:
+          'no tokens yet, so every request is refused: run "mem token create" (the server sees new tokens at once)',
+      })
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         log({time: new Date().toISOString(), event: 'stopping', signal})
@@ -103,9 +191,15 @@ export default class McpServe extends MemCommand {
 
 /** HTTP flags given without --http would be ignored silently; say so instead. */
 function rejectHttpOnly(flags: ServeFlags): void {
-  const given = (['allow-remote', 'tls-cert', 'tls-proxy', 'allowed-host', 'allowed-origin'] as const).filter((f) => flags[f] !== undefined && flags[f] !== false)
+  const given = (['allow-remote', 'tls-cert', 'tls-proxy', 'allowed-host', 'allowed-origin'] as const).filter(
+    (f) => flags[f] !== undefined && flags[f] !== false,
+  )
   const one = given.length === 1
-  if (given.length > 0) throw new MemError('invalid_input', `${given.map((f) => `--${f}`).join(', ')} ${one ? 'applies' : 'apply'} only with --http; add --http or leave ${one ? 'it' : 'them'} out`)
+  if (given.length > 0)
+    throw new MemError(
+      'invalid_input',
+      `${given.map((f) => `--${f}`).join(', ')} ${one ? 'applies' : 'apply'} only with --http; add --http or leave ${one ? 'it' : 'them'} out`,
+    )
 }
 
 const WAITING =
@@ -115,6 +209,7 @@ const WAITING =
 function unreadableReply(error: Error): object | undefined {
   const reply = (code: number, message: string) => ({jsonrpc: '2.0', id: null, error: {code, message}})
   if (error instanceof SyntaxError) return reply(-32700, 'Parse error: the message is not valid JSON.')
-  if (error.name === 'ZodError') return reply(-32600, 'Invalid Request: the message is not a JSON-RPC 2.0 request, notification or response.')
+  if (error.name === 'ZodError')
+    return reply(-32600, 'Invalid Request: the message is not a JSON-RPC 2.0 request, notification or response.')
   return undefined
 }

@@ -9,7 +9,7 @@ import {describeToken} from './list.js'
 export default class TokenCreate extends MemCommand {
   static override summary = 'Make a bearer token for "mem mcp serve --http" and print it once.'
   static override description =
-    'Prints the new token once: copy it into the client\'s config now, mem keeps only its SHA-256 hash (in <home>/auth/tokens.json, private to you). ' +
+    "Prints the new token once: copy it into the client's config now, mem keeps only its SHA-256 hash (in <home>/auth/tokens.json, private to you). " +
     'A token may use every agent unless --agent limits it; a call naming no agent uses the first --agent that has no "*". ' +
     'A running server accepts the token at once; "mem token revoke NAME" takes it back.'
   static override examples = [
@@ -19,21 +19,44 @@ export default class TokenCreate extends MemCommand {
     '<%= config.bin %> token create --name viewer --read-only --expires 12h',
   ]
   static override flags = {
-    name: Flags.string({char: 'n', description: 'A name to list and revoke it by [default: token-1, token-2, …].', helpValue: 'NAME'}),
-    agent: Flags.string({char: 'a', description: 'Limit the token to this agent, or to agents matching a pattern with * (repeat for several).', multiple: true, helpValue: 'PATTERN'}),
+    name: Flags.string({
+      char: 'n',
+      description: 'A name to list and revoke it by [default: token-1, token-2, …].',
+      helpValue: 'NAME',
+    }),
+    agent: Flags.string({
+      char: 'a',
+      description: 'Limit the token to this agent, or to agents matching a pattern with * (repeat for several).',
+      multiple: true,
+      helpValue: 'PATTERN',
+    }),
     'read-only': Flags.boolean({description: 'Allow only memory_search and checkpoint_resume.'}),
-    expires: Flags.string({description: 'Stop accepting the token after this long: 90s, 15m, 12h, 30d, 2w or 1h30m [default: never].', helpValue: 'DURATION'}),
+    expires: Flags.string({
+      description: 'Stop accepting the token after this long: 90s, 15m, 12h, 30d, 2w or 1h30m [default: never].',
+      helpValue: 'DURATION',
+    }),
   }
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(TokenCreate)
     const expiresInMs = flags.expires === undefined ? undefined : parseDuration(flags.expires, '--expires')
-    const {token, record} = await createToken(resolveHome(), {name: flags.name, agents: flags.agent, readOnly: flags['read-only'], expiresInMs})
+    const {token, record} = await createToken(resolveHome(), {
+      name: flags.name,
+      agents: flags.agent,
+      readOnly: flags['read-only'],
+      expiresInMs,
+    })
     const payload = {token, ...describeToken(record, new Date())}
     this.print(
       this.jsonMode
         ? JSON.stringify(payload)
-        : [`Created token "${record.name}" (${describeToken(record, new Date()).summary}). It is shown only this once:`, '', `  ${token}`, '', 'Clients send it as "Authorization: Bearer <token>"; "mem mcp config --http" prints client configs.'].join('\n'),
+        : [
+            `Created token "${record.name}" (${describeToken(record, new Date()).summary}). It is shown only this once:`,
+            '',
+            `  ${token}`,
+            '',
+            'Clients send it as "Authorization: Bearer <token>"; "mem mcp config --http" prints client configs.',
+          ].join('\n'),
     )
     return payload
   }

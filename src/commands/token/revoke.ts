@@ -15,7 +15,9 @@ export default class TokenRevoke extends MemCommand {
     const {args} = await this.parse(TokenRevoke)
     const record = await revokeToken(resolveHome(), args.name)
     const payload = {name: record.name, revoked: true}
-    this.print(this.jsonMode ? JSON.stringify(payload) : `Revoked token "${record.name}"; servers refuse it from now on.`)
+    this.print(
+      this.jsonMode ? JSON.stringify(payload) : `Revoked token "${record.name}"; servers refuse it from now on.`,
+    )
     return payload
   }
 }

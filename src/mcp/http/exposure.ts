@@ -17,7 +17,10 @@ export function isLoopback(host: string): boolean {
 export function checkExposure(options: {host: string; allowRemote: boolean; tls: boolean; tlsProxy: boolean}): void {
   if (isLoopback(options.host)) return
   if (!options.allowRemote) {
-    throw new MemError('invalid_input', `--host ${options.host} can be reached from other machines; add --allow-remote to mean it, or use --host 127.0.0.1`)
+    throw new MemError(
+      'invalid_input',
+      `--host ${options.host} can be reached from other machines; add --allow-remote to mean it, or use --host 127.0.0.1`,
+    )
   }
   if (!options.tls && !options.tlsProxy) {
     throw new MemError(
@@ -32,7 +35,10 @@ export function readTls(certFile: string, keyFile: string): {cert: Buffer; key: 
     try {
       return readFileSync(file)
     } catch (error) {
-      throw new MemError('invalid_input', `${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+      throw new MemError(
+        'invalid_input',
+        `${flag} ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      )
     }
   }
   return {cert: read(certFile, '--tls-cert'), key: read(keyFile, '--tls-key')}

@@ -1,4 +1,9 @@
-import {createServer as createHttpServer, type IncomingMessage, type Server as NodeServer, type ServerResponse} from 'node:http'
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as NodeServer,
+  type ServerResponse,
+} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo, Socket} from 'node:net'
 
@@ -70,8 +75,13 @@ const MCP_PATH = '/mcp'
  * the same createServer as stdio, over the one long-lived store and the caller's grant.
  */
 export async function startHttpServer(options: HttpServeOptions): Promise<RunningHttpServer> {
-  const tokens = new TokenRegistry(options.home, (message) => options.log({time: new Date().toISOString(), event: 'warning', message}))
-  const policy = originPolicy([...options.allowedHosts, ...(isWildcard(options.host) ? [] : [bracketed(options.host)])], options.allowedOrigins)
+  const tokens = new TokenRegistry(options.home, (message) =>
+    options.log({time: new Date().toISOString(), event: 'warning', message}),
+  )
+  const policy = originPolicy(
+    [...options.allowedHosts, ...(isWildcard(options.host) ? [] : [bracketed(options.host)])],
+    options.allowedOrigins,
+  )
   const limiter = new RateLimiter(options.limits.perMinute, options.limits.burst)
   const inflight = new Set<Promise<unknown>>()
   const pool = new ServerPool()
@@ -79,8 +89,14 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now()
-    const entry: RequestLog = {time: new Date().toISOString(), method: req.method ?? '', path: (req.url ?? '').split('?')[0] ?? ''}
-    res.once('close', () => options.log({...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10}))
+    const entry: RequestLog = {
+      time: new Date().toISOString(),
+      method: req.method ?? '',
+      path: (req.url ?? '').split('?')[0] ?? '',
+    }
+    res.once('close', () =>
+      options.log({...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10}),
+    )
     try {
       await route(req, res, entry)
     } catch (error) {
@@ -92,29 +108,52 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
 
   const route = async (req: IncomingMessage, res: ServerResponse, entry: RequestLog): Promise<void> => {
     if (entry.path === '/healthz') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return reply(res, 405, {error: 'method not allowed'}, {Allow: 'GET'})
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return reply(res, 405, {error: 'method not allowed'}, {Allow: 'GET'})
       return reply(res, draining ? 503 : 200, {status: draining ? 'stopping' : 'ok'})
     }
     if (entry.path !== MCP_PATH) return reply(res, 404, {error: `not found; the MCP endpoint is ${MCP_PATH}`})
-    if (!hostAllowed(policy, req.headers.host)) return reply(res, 403, jsonRpcError(-32000, 'Forbidden: this Host is not allowed (see --allowed-host)'))
-    if (!originAllowed(policy, header(req, 'origin'))) return reply(res, 403, jsonRpcError(-32000, 'Forbidden: this Origin is not allowed (see --allowed-origin)'))
-    if (draining) return reply(res, 503, jsonRpcError(-32000, 'The server is stopping; try again shortly.'), {Connection: 'close', 'Retry-After': '1'})
+    if (!hostAllowed(policy, req.headers.host))
+      return reply(res, 403, jsonRpcError(-32000, 'Forbidden: this Host is not allowed (see --allowed-host)'))
+    if (!originAllowed(policy, header(req, 'origin')))
+      return reply(res, 403, jsonRpcError(-32000, 'Forbidden: this Origin is not allowed (see --allowed-origin)'))
+    if (draining)
+      return reply(res, 503, jsonRpcError(-32000, 'The server is stopping; try again shortly.'), {
+        Connection: 'close',
+        'Retry-After': '1',
+      })
 
     const token = bearerOf(req)
     const record = token === undefined ? undefined : tokens.verify(token)
     if (!record) {
       // The same answer for a missing, unknown, expired or revoked token: nothing about what exists.
       const challenge = token === undefined ? 'Bearer realm="mem"' : 'Bearer realm="mem", error="invalid_token"'
-      return reply(res, 401, jsonRpcError(-32001, 'Unauthorized: send a valid token as "Authorization: Bearer <token>" (mem token create)'), {'WWW-Authenticate': challenge})
+      return reply(
+        res,
+        401,
+        jsonRpcError(-32001, 'Unauthorized: send a valid token as "Authorization: Bearer <token>" (mem token create)'),
+        {'WWW-Authenticate': challenge},
+      )
     }
     entry.token = record.name
     const wait = limiter.take(record.name)
-    if (wait > 0) return reply(res, 429, jsonRpcError(-32000, `Too many requests for this token; retry in ${wait} s.`), {'Retry-After': String(wait)})
-    if (req.method !== 'POST') return reply(res, 405, jsonRpcError(-32000, 'Method not allowed: this stateless server takes POST only.'), {Allow: 'POST'})
+    if (wait > 0)
+      return reply(res, 429, jsonRpcError(-32000, `Too many requests for this token; retry in ${wait} s.`), {
+        'Retry-After': String(wait),
+      })
+    if (req.method !== 'POST')
+      return reply(res, 405, jsonRpcError(-32000, 'Method not allowed: this stateless server takes POST only.'), {
+        Allow: 'POST',
+      })
 
     const raw = await readBody(req, options.limits.bodyBytes)
     if (raw === 'too_large') {
-      return reply(res, 413, jsonRpcError(-32000, `Request body too large: at most ${options.limits.bodyBytes} bytes.`), {Connection: 'close'})
+      return reply(
+        res,
+        413,
+        jsonRpcError(-32000, `Request body too large: at most ${options.limits.bodyBytes} bytes.`),
+        {Connection: 'close'},
+      )
     }
     let body: unknown
     try {
@@ -127,9 +166,14 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     if (tools.length > 0) entry.tool = tools
     const readOnly = options.readOnly || record.read_only
     if (record.read_only && tools.some((t) => isWriteTool(t))) {
-      return reply(res, 403, jsonRpcError(-32000, 'Forbidden: this token is read-only; it may call memory_search and checkpoint_resume.'), {
-        'WWW-Authenticate': 'Bearer realm="mem", error="insufficient_scope", scope="mem:write"',
-      })
+      return reply(
+        res,
+        403,
+        jsonRpcError(-32000, 'Forbidden: this token is read-only; it may call memory_search and checkpoint_resume.'),
+        {
+          'WWW-Authenticate': 'Bearer realm="mem", error="insufficient_scope", scope="mem:write"',
+        },
+      )
     }
     const work = serveMcp(req, res, body, record, readOnly, entry)
     inflight.add(work)
@@ -140,23 +184,52 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     }
   }
 
-  const serveMcp = async (req: IncomingMessage, res: ServerResponse, body: unknown, record: TokenRecord, readOnly: boolean, entry: RequestLog): Promise<void> => {
+  const serveMcp = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    record: TokenRecord,
+    readOnly: boolean,
+    entry: RequestLog,
+  ): Promise<void> => {
     const pooled = pool.take(`${record.hash}:${readOnly}`, (onCall) => {
-      const ctx = {store: scopedStore(options.store, record.agents), defaultAgent: defaultAgentFor(record.agents, options.defaultAgent)}
+      const ctx = {
+        store: scopedStore(options.store, record.agents),
+        defaultAgent: defaultAgentFor(record.agents, options.defaultAgent),
+      }
       return createServer(ctx, options.version, {readOnly, onCall})
     })
     pooled.entry = entry
     const {accept, json} = chooseResponse(header(req, 'accept'))
-    const transport = new WebStandardStreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: json})
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: json,
+    })
     await pooled.server.connect(transport)
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
-      if (!res.headersSent) reply(res, 504, jsonRpcError(-32000, `The request took longer than ${options.limits.requestMs / 1000} s; a write it made may still have been saved.`), {Connection: 'close'})
+      if (!res.headersSent)
+        reply(
+          res,
+          504,
+          jsonRpcError(
+            -32000,
+            `The request took longer than ${options.limits.requestMs / 1000} s; a write it made may still have been saved.`,
+          ),
+          {Connection: 'close'},
+        )
       else res.end()
     }, options.limits.requestMs)
     try {
-      const response = await transport.handleRequest(toWebRequest(req, accept), {parsedBody: body, authInfo: {token: '', clientId: record.name, scopes: record.read_only ? ['mem:read'] : ['mem:read', 'mem:write']}})
+      const response = await transport.handleRequest(toWebRequest(req, accept), {
+        parsedBody: body,
+        authInfo: {
+          token: '',
+          clientId: record.name,
+          scopes: record.read_only ? ['mem:read'] : ['mem:read', 'mem:write'],
+        },
+      })
       await sendResponse(res, response)
     } finally {
       clearTimeout(timer)
@@ -166,7 +239,9 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     }
   }
 
-  const http = options.tls ? createHttpsServer({cert: options.tls.cert, key: options.tls.key}, (req, res) => void handle(req, res)) : createHttpServer((req, res) => void handle(req, res))
+  const http = options.tls
+    ? createHttpsServer({cert: options.tls.cert, key: options.tls.key}, (req, res) => void handle(req, res))
+    : createHttpServer((req, res) => void handle(req, res))
   // Small answers go out at once rather than waiting for the previous packet's acknowledgement.
   http.on('connection', (socket: Socket) => socket.setNoDelay(true))
   // Bounds on the connection itself, so a client that sends slowly holds nothing for long.

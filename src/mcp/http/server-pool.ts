@@ -22,7 +22,9 @@ export class ServerPool {
     const reused = this.free.get(key)?.pop()
     if (reused) return reused
     const pooled: Pooled = {key, server: undefined as unknown as Server}
-    pooled.server = build((_tool, ok) => (pooled.entry?.result ?? (pooled.entry!.result = [])).push(ok ? 'ok' : 'tool_error'))
+    pooled.server = build((_tool, ok) =>
+      (pooled.entry?.result ?? (pooled.entry!.result = [])).push(ok ? 'ok' : 'tool_error'),
+    )
     return pooled
   }
 

@@ -46,7 +46,8 @@ export class ThreadContext implements RankingFeature {
     const matches = candidates.length
     // The most any fact lends, as a share of its score: a question may lend more to its reply.
     let share = this.shares.share
-    for (let i = 0; i < matches && share < this.shares.replyShare; i++) if (ranking.facts.asks[candidates[i]!] === 1) share = this.shares.replyShare
+    for (let i = 0; i < matches && share < this.shares.replyShare; i++)
+      if (ranking.facts.asks[candidates[i]!] === 1) share = this.shares.replyShare
 
     // Final scores are at least own scores, so the limit-th best own score is at most the final
     // cut; a match below `floor` lends less than what it takes to lift any fact to it.
@@ -60,7 +61,9 @@ export class ThreadContext implements RankingFeature {
     const reached = this.lentTo.length
     // Over distinct facts: matches given a loan count once, as matches.
     const newcomerFinal = (slot: number) => (scores[slot] === 0 ? loan[slot]! : Number.NEGATIVE_INFINITY)
-    const cut = mthLargest(matches + reached, limit, (i) => (i < matches ? finalOf(candidates[i]!) : newcomerFinal(this.lentTo[i - matches]!)))
+    const cut = mthLargest(matches + reached, limit, (i) =>
+      i < matches ? finalOf(candidates[i]!) : newcomerFinal(this.lentTo[i - matches]!),
+    )
     const near = (slot: number) => finalOf(slot) + share * floor >= cut - MARGIN
     const late: number[] = []
     const visitNear = (slot: number) => {
@@ -99,7 +102,13 @@ export class ThreadContext implements RankingFeature {
     const score = ranking.scores[slot]!
     this.lendAlong(ranking, ranking.facts.prev, slot, score * share, share)
     // What a question is about is answered by what follows it.
-    this.lendAlong(ranking, ranking.facts.next, slot, score * (ranking.facts.asks[slot] === 1 ? replyShare : share), share)
+    this.lendAlong(
+      ranking,
+      ranking.facts.next,
+      slot,
+      score * (ranking.facts.asks[slot] === 1 ? replyShare : share),
+      share,
+    )
   }
 
   /** Lends `first` to the next fact along `links`, then `share` times less at each step. */

@@ -5,7 +5,19 @@ import {relativeTime} from '../../cli/render-time.js'
 import type {AgentSummary} from '../backend.js'
 import {windowOf} from './window.js'
 
-export function AgentList({agents, selected, current, height, now}: {agents: AgentSummary[]; selected: number; current: string; height: number; now: Date}) {
+export function AgentList({
+  agents,
+  selected,
+  current,
+  height,
+  now,
+}: {
+  agents: AgentSummary[]
+  selected: number
+  current: string
+  height: number
+  now: Date
+}) {
   if (agents.length === 0) return <Text color="yellow">No agents have stored anything yet.</Text>
   const {start, end} = windowOf(agents.length, selected, height)
   const names = agents.map((a) => inert(a.agent_id))

@@ -5,7 +5,17 @@ import {relativeTime} from '../../cli/render-time.js'
 import type {CheckpointSummary} from '../backend.js'
 import {windowOf} from './window.js'
 
-export function CheckpointList({checkpoints, selected, height, now}: {checkpoints: CheckpointSummary[]; selected: number; height: number; now: Date}) {
+export function CheckpointList({
+  checkpoints,
+  selected,
+  height,
+  now,
+}: {
+  checkpoints: CheckpointSummary[]
+  selected: number
+  height: number
+  now: Date
+}) {
   if (checkpoints.length === 0) return <Text color="yellow">No checkpoints saved for this agent.</Text>
   const {start, end} = windowOf(checkpoints.length, selected, height)
   const when = checkpoints.map((cp) => relativeTime(cp.created_at, now))

@@ -6,7 +6,17 @@ import {messagesHeading} from '../../ops/resume.js'
 import type {CheckpointDetail} from '../backend.js'
 
 /** A checkpoint with its state pretty-printed, scrolled to `scroll`. */
-export function CheckpointView({checkpoint, height, scroll, now}: {checkpoint: CheckpointDetail | undefined; height: number; scroll: number; now: Date}) {
+export function CheckpointView({
+  checkpoint,
+  height,
+  scroll,
+  now,
+}: {
+  checkpoint: CheckpointDetail | undefined
+  height: number
+  scroll: number
+  now: Date
+}) {
   if (!checkpoint) return <Text dimColor>Loading…</Text>
   if (!checkpoint.found) return <Text color="yellow">This checkpoint is gone.</Text>
   const head = [
@@ -16,7 +26,12 @@ export function CheckpointView({checkpoint, height, scroll, now}: {checkpoint: C
   // As `mem resume` shows it: every string inert first (JSON itself would escape C0, not DEL or C1).
   const state = JSON.stringify(inertStrings(checkpoint.state ?? {}), null, 2).split('\n')
   const messages = checkpoint.messages ?? []
-  if (messages.length > 0) state.push('', messagesHeading(messages.length, checkpoint.message_count ?? messages.length), ...messages.map((m) => JSON.stringify(inertStrings(m))))
+  if (messages.length > 0)
+    state.push(
+      '',
+      messagesHeading(messages.length, checkpoint.message_count ?? messages.length),
+      ...messages.map((m) => JSON.stringify(inertStrings(m))),
+    )
   const rows = Math.max(1, height - head.length)
   const top = Math.min(scroll, Math.max(0, state.length - rows))
   return (
@@ -28,7 +43,9 @@ export function CheckpointView({checkpoint, height, scroll, now}: {checkpoint: C
           {line}
         </Text>
       ))}
-      {state.length > rows ? <Text dimColor>{`lines ${top + 1}-${Math.min(state.length, top + rows)} of ${state.length} · ↑↓ scroll`}</Text> : null}
+      {state.length > rows ? (
+        <Text dimColor>{`lines ${top + 1}-${Math.min(state.length, top + rows)} of ${state.length} · ↑↓ scroll`}</Text>
+      ) : null}
     </Box>
   )
 }

@@ -9,7 +9,9 @@ export function ConfirmDelete({content, busy}: {content: string | undefined; bus
         Delete this fact?
       </Text>
       <Text>{inert(content ?? '')}</Text>
-      <Text dimColor>{busy ? 'Deleting…' : 'It stays in history and leaves search. y deletes · n or Esc keeps it'}</Text>
+      <Text dimColor>
+        {busy ? 'Deleting…' : 'It stays in history and leaves search. y deletes · n or Esc keeps it'}
+      </Text>
     </Box>
   )
 }

@@ -19,7 +19,11 @@ export interface FactListProps {
 export function FactList({facts, selected, query, height, now, loaded}: FactListProps) {
   if (!loaded) return <Text dimColor>Loading…</Text>
   if (facts.length === 0) {
-    return <Text color="yellow">{query.trim() === '' ? 'No facts yet. Press n to add one.' : `No facts found for "${inert(query)}".`}</Text>
+    return (
+      <Text color="yellow">
+        {query.trim() === '' ? 'No facts yet. Press n to add one.' : `No facts found for "${inert(query)}".`}
+      </Text>
+    )
   }
   const {start, end} = windowOf(facts.length, selected, height)
   const when = facts.slice(start, end).map((f) => relativeTime(f.created_at, now))
@@ -37,8 +41,14 @@ export function FactList({facts, selected, query, height, now, loaded}: FactList
             <Text> </Text>
             <Box flexGrow={1}>
               <Text wrap="truncate-end" inverse={current} dimColor={fact.context_for !== undefined}>
-                {fact.context_for === undefined ? <Highlighted text={fact.content} query={query} /> : <Text color="magenta">{`↳ ${inert(fact.content)}`}</Text>}
-                {fact.tags.length > 0 ? <Text color="cyan">{` ${fact.tags.map((t) => `#${inert(t)}`).join(' ')}`}</Text> : null}
+                {fact.context_for === undefined ? (
+                  <Highlighted text={fact.content} query={query} />
+                ) : (
+                  <Text color="magenta">{`↳ ${inert(fact.content)}`}</Text>
+                )}
+                {fact.tags.length > 0 ? (
+                  <Text color="cyan">{` ${fact.tags.map((t) => `#${inert(t)}`).join(' ')}`}</Text>
+                ) : null}
               </Text>
             </Box>
           </Box>

@@ -13,7 +13,17 @@ const HINTS: Record<Screen['name'], string> = {
   checkpoint: '↑↓ scroll · Esc back',
 }
 
-export function StatusBar({screen, typing, notice, error}: {screen: Screen['name']; typing: boolean; notice: string | undefined; error: string | undefined}) {
+export function StatusBar({
+  screen,
+  typing,
+  notice,
+  error,
+}: {
+  screen: Screen['name']
+  typing: boolean
+  notice: string | undefined
+  error: string | undefined
+}) {
   return (
     <Box flexDirection="column">
       {error ? <Text color="red">{inert(error)}</Text> : notice ? <Text color="green">{inert(notice)}</Text> : null}
