@@ -51,6 +51,9 @@ const exitCodes: Record<ErrorCode, number> = {
   internal: 1,
 }
 
+/** A result printed whole that still has work left for the user (`mem doctor` with problems left). */
+export const UNFINISHED_EXIT = 1
+
 export function exitCodeOf(error: MemError): number {
   return exitCodes[error.code]
 }
