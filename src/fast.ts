@@ -27,7 +27,7 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const [
     spec,
     {openContext},
-    {printResult, reportFailure},
+    {printOutcome, reportFailure},
     {fieldWordsOf},
     {runOperation},
     {hintUnknownAgent, namedAgent},
@@ -53,7 +53,7 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
     const input = await spec.input(words, flags)
     await hintUnknownAgent(spec.operation, ctx, namedAgent(input, flags.agent))
     const payload = await runOperation(spec.operation, ctx, input)
-    printResult(spec.operation, payload, json)
+    process.exitCode = printOutcome(spec.operation, payload, json)
   } catch (error) {
     process.exitCode = reportFailure(error, json, fieldWordsOf(spec.flags, spec.wordsFill))
   } finally {

@@ -9,7 +9,7 @@ import {fieldWordsOf, type FieldWords} from './cli-words.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
 import {hintUnknownAgent, namedAgent} from './unknown-agent.js'
-import {printLine, printResult, printText, reportFailure, reportUnreadable} from './output.js'
+import {printLine, printOutcome, printText, reportFailure, reportUnreadable} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
 
@@ -76,7 +76,7 @@ export abstract class MemCommand extends Command {
     return super.finally(error)
   }
 
-  /** Runs an operation and prints its prose, or its payload under --json. */
+  /** Runs an operation on the store and prints its prose, or its payload under --json. */
   protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(
     op: Operation<I, O>,
     input: Record<string, unknown>,
@@ -84,9 +84,24 @@ export abstract class MemCommand extends Command {
   ): Promise<v.InferOutput<O>> {
     const ctx = this.context(agent)
     await hintUnknownAgent(op, ctx, namedAgent(input, agent))
+    return this.runIn(op, ctx, input)
+  }
+
+  /**
+   * Runs an operation in the context it works on, then does what every command does with the
+   * result (src/cli/output.ts): prose or --json payload, agents left out, exit code. A failure
+   * is thrown on to `catch`, the one place errors become stderr text and exit codes.
+   */
+  protected async runIn<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+    op: Operation<I, O, C>,
+    ctx: C,
+    input: Record<string, unknown>,
+    beforePrint?: () => void,
+  ): Promise<v.InferOutput<O>> {
     const payload = await runOperation(op, ctx, input)
-    printResult(op, payload, this.jsonMode)
-    this.exitIfLeftOut((payload as {unreadable?: UnreadableAgent[]}).unreadable ?? [])
+    beforePrint?.()
+    const code = printOutcome(op, payload, this.jsonMode)
+    if (code !== 0) this.exit(code)
     return payload
   }
 
