@@ -11,6 +11,7 @@ import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
 import {removeQuietly, restoreBackup} from './repair.js'
 import type {Problem} from './report.js'
+import {searchIndexFindings} from './search-index.js'
 
 export const COLLECTIONS: {folder: string; kind: Kind; record: typeof FactRecord | typeof CheckpointRecord}[] = [
   {folder: 'facts', kind: 'mem.facts', record: FactRecord},
@@ -115,6 +116,7 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
   }
   findings.push(...modeProblem(revisionPath(dir), FILE_MODE, agent))
   findings.push(...inspectCache(dir, agent))
+  findings.push(...searchIndexFindings(dir, agent))
   return {findings, files}
 }
 
