@@ -7,7 +7,7 @@ import {isLive, type FactRecord} from '../store/records.js'
 import {readRevision} from '../store/revision.js'
 import {readSaved, saveIndex, searchCachePath, type SavedIndex} from '../store/search-cache.js'
 import {SegmentedFiles} from '../store/segments.js'
-import type {Finding} from './inspect.js'
+import type {AgentCheck, Finding} from './inspect.js'
 
 /**
  * Checks an agent's saved search index (src/store/search-cache.ts) against its fact files. The
@@ -18,7 +18,9 @@ import type {Finding} from './inspect.js'
  * does not load (damaged, from another build) is not reported: every reader ignores and
  * rebuilds it. Segments that do not decode are left to the data-file checks.
  */
-export function searchIndexFindings(dir: string, agent: string): Finding[] {
+export const searchIndexCheck: AgentCheck = ({dir, agent}) => searchIndexFindings(dir, agent)
+
+function searchIndexFindings(dir: string, agent: string): Finding[] {
   const saved = readSaved(dir, {records: true})
   if (!saved) return []
   let wrong: string[]

@@ -30,8 +30,11 @@ export class CachedSegments<T> {
   }
 
   /** The segment's current cache key; a file that vanished between listing and stat has none. */
-  private currentKey(revision: Revision | undefined, name: string): string | undefined {
-    const identity = this.files.fingerprint(name)
+  private currentKey(
+    revision: Revision | undefined,
+    name: string,
+    identity = this.files.fingerprint(name),
+  ): string | undefined {
     if (identity === undefined) return undefined
     return `${revisionKey(revision, this.key(name)) ?? '-'}|${identity}`
   }
@@ -57,7 +60,7 @@ export class CachedSegments<T> {
     onMigrated?: (name: string, records: T[]) => void,
   ): void {
     const identity = this.files.fingerprint(name)
-    const key = this.currentKey(revision, name)
+    const key = this.currentKey(revision, name, identity)
     const cached = this.segments.get(name)
     if (key !== undefined && cached?.key === key) return
     const read = this.files.read(name)

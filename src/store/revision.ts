@@ -49,8 +49,9 @@ export function bumpRevision(
 ): Revision | undefined {
   const files: Record<string, string> = {...current?.files}
   // Only identities that still hold: a file replaced since it was checked must be checked again.
+  // One already vouched for under the same identity needs no second look.
   for (const [key, identity] of Object.entries(checked))
-    if (fileIdentity(join(agentDir, key)) === identity) files[key] = identity
+    if (files[key] !== identity && fileIdentity(join(agentDir, key)) === identity) files[key] = identity
   const next: Revision = current
     ? {epoch: current.epoch, segments: {...current.segments}, files}
     : {epoch: randomBytes(6).toString('hex'), segments: {}, files}

@@ -1,12 +1,12 @@
-import {readdirSync, statSync} from 'node:fs'
+import {lstatSync, readdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {LowSync} from 'lowdb'
 import type * as v from 'valibot'
 
-import {DurableJsonFile, fileIdentity, makeDirDurably} from './durable-file.js'
+import {DurableJsonFile, fileIdentity, identityText, makeDirDurably} from './durable-file.js'
 import {decodeFile, encodeFile, type Kind} from './format.js'
-import {isLink, refuseLinkedDataFile} from './links.js'
+import {refuseLinkedDataFile} from './links.js'
 import {inside} from './paths.js'
 
 export interface SegmentSpec<T> {
@@ -65,9 +65,7 @@ export class SegmentedFiles<T> {
    * so a new version has a new inode as well as a new time. Undefined when the file is gone.
    */
   fingerprint(name: string): string | undefined {
-    const path = this.path(name)
-    // A segment swapped for a link to the very same file must not pass for it: it is read again, and refused.
-    return isLink(path) ? `link:${fileIdentity(path) ?? '-'}` : fileIdentity(path)
+    return linkAwareIdentity(this.path(name))
   }
 
   read(name: string): Segment<T> & {migrated: boolean; version?: number} {
@@ -102,6 +100,22 @@ export class SegmentedFiles<T> {
     const full = last.records.length >= this.spec.maxRecords || last.bytes + incomingBytes > this.spec.maxBytes
     return full && last.records.length > 0 ? segmentName(Number.parseInt(last.name, 10) + 1) : last.name
   }
+}
+
+/**
+ * The identity of a data file from one `lstat`: for a regular file it is the file's own identity;
+ * a file swapped for a link to the very same file must not pass for it, so a link gets another
+ * (it is read again, and refused).
+ */
+export function linkAwareIdentity(path: string): string | undefined {
+  let st
+  try {
+    st = lstatSync(path, {bigint: true})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  return st.isSymbolicLink() ? `link:${fileIdentity(path) ?? '-'}` : identityText(st)
 }
 
 export function segmentName(n: number): string {
