@@ -60,8 +60,20 @@ export abstract class MemCommand extends Command {
     }
   }
 
+  /** The stores this run opened, closed when it ends (src/store/store.ts, close). */
+  private readonly opened: OperationContext[] = []
+
   protected context(agent?: string, longLived = false): OperationContext {
-    return openContext(agent, longLived)
+    const ctx = openContext(agent, longLived)
+    this.opened.push(ctx)
+    return ctx
+  }
+
+  /** Runs after every command, failed or not: lets go of the database's connections, if any. */
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    // A store that cannot close cleanly (the database went away) has nothing left to save.
+    await Promise.all(this.opened.splice(0).map((ctx) => ctx.store.close().catch(() => {})))
+    return super.finally(error)
   }
 
   /** Runs an operation on the store and prints its prose, or its payload under --json. */

@@ -488,6 +488,9 @@ export class FileStore implements Store {
     return [...this.read(agent, {checkpoints: 'all'}).checkpoints.records()]
   }
 
+  /** Nothing to let go of: every file is closed when the operation that opened it ends. */
+  async close(): Promise<void> {}
+
   async listAgents(): Promise<string[]> {
     try {
       const root = agentsRoot(this.home)
