@@ -11,6 +11,7 @@ import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
 import {removeQuietly, restoreBackup} from './repair.js'
 import type {Problem} from './report.js'
+import {searchIndexCheck} from './search-index.js'
 
 export const COLLECTIONS: {folder: string; kind: Kind; record: typeof FactRecord | typeof CheckpointRecord}[] = [
   {folder: 'facts', kind: 'mem.facts', record: FactRecord},
@@ -97,6 +98,7 @@ export const AGENT_CHECKS: readonly AgentCheck[] = [
   dataFolders,
   ({dir, agent}) => modeProblem(revisionPath(dir), FILE_MODE, agent),
   ({dir, agent}) => inspectCache(dir, agent),
+  searchIndexCheck,
 ]
 
 /**

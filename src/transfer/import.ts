@@ -4,7 +4,7 @@ import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
-import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
+import {defineOperation, resolveAgent, runOperation, type OperationContext} from '../ops/operation.js'
 import {describeIssue} from '../store/format.js'
 import {newId} from '../store/ids.js'
 import {isLive} from '../store/records.js'
@@ -27,7 +27,7 @@ import {
 import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-server-format.js'
 import {exportedTurns} from './chat-export-format.js'
 import {TRANSCRIPT_FORMAT, TurnLine, turnFact} from './transcript-format.js'
-import type {OnProgress} from './progress.js'
+import type {OnProgress, TransferContext} from './progress.js'
 import {plural} from './words.js'
 
 export const ImportInput = v.strictObject({
@@ -93,12 +93,8 @@ interface Parsed {
  * already present, or wrong; only then (and only if nothing is wrong, unless asked) does
  * it write, one locked write per agent.
  */
-export async function importRecords(
-  ctx: OperationContext,
-  raw: ImportInput,
-  onProgress?: OnProgress,
-): Promise<ImportReport> {
-  const input = parseInput(ImportInput, raw)
+async function importAll(ctx: TransferContext, input: v.InferOutput<typeof ImportInput>): Promise<ImportReport> {
+  const {onProgress} = ctx
   const parsed = parseLines(ctx, input, onProgress)
   const {batches, skipped, rejected} = await plan(ctx, parsed)
   const report: ImportReport = {
@@ -452,6 +448,23 @@ function sortById(facts: FactRecord[]): FactRecord[] {
 /** Oldest first, so the newest imported checkpoint is the one `mem resume` finds among them. */
 function sortByTime(checkpoints: CheckpointRecord[]): CheckpointRecord[] {
   return checkpoints.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+}
+
+export const memImport = defineOperation({
+  tool: 'import',
+  title: 'Import',
+  description:
+    'Adds the facts and checkpoints of a mem export, a conversation transcript or an MCP memory server file.',
+  annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  input: ImportInput,
+  output: ImportReport,
+  handler: importAll,
+  prose: importProse,
+})
+
+/** The import without a command line around it (benchmarks load their sets with it). */
+export function importRecords(ctx: OperationContext, raw: ImportInput, onProgress?: OnProgress): Promise<ImportReport> {
+  return runOperation(memImport, {...ctx, onProgress}, raw)
 }
 
 export function importProse(report: ImportReport): string {
