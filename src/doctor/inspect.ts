@@ -9,6 +9,7 @@ import {legacyLockPaths, lockPath} from '../store/lock.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
+import {isJournal, journalFindings, restoreJournalBackup} from './journals.js'
 import {removeQuietly, restoreBackup} from './repair.js'
 import type {Problem} from './report.js'
 
@@ -103,6 +104,10 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
           fixed: false,
         })
         continue
+      }
+      if (isJournal(entry.name)) {
+        files++
+        findings.push(...journalFindings(path, entry, agent, kind, record))
       }
       if (!entry.isFile() || isTempFile(entry.name)) continue
       if (SEGMENT_NAME.test(entry.name)) {
@@ -243,8 +248,10 @@ function dataFileFinding(
     fixed: false,
   }
   if (bakGood)
-    finding.repair = () =>
-      `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
+    finding.repair = () => {
+      restoreJournalBackup(path)
+      return `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
+    }
   return finding
 }
 
