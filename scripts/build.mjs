@@ -9,7 +9,7 @@
  * actually imports it. See docs/performance.md.
  */
 import {createHash} from 'node:crypto'
-import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {cpSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -135,3 +135,6 @@ if (forbidden.length > 0) {
     `dist/fast.js must not load oclif, ink, react or the MCP SDK, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`,
   )
 }
+
+// The PostgreSQL schema is plain SQL files read at run time (src/store/postgres/migrate.ts).
+cpSync(join(src, 'store', 'postgres', 'migrations'), join(root, 'dist', 'migrations'), {recursive: true})

@@ -18,6 +18,8 @@ export class MemError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** More about the failure for a script, printed beside code and message in the --json error object. */
+    readonly details?: Readonly<Record<string, unknown>>,
   ) {
     super(message)
     this.name = 'MemError'
@@ -50,6 +52,9 @@ const exitCodes: Record<ErrorCode, number> = {
   io_error: 1,
   internal: 1,
 }
+
+/** A result printed whole that still has work left for the user (`mem doctor` with problems left). */
+export const UNFINISHED_EXIT = 1
 
 export function exitCodeOf(error: MemError): number {
   return exitCodes[error.code]
@@ -111,6 +116,6 @@ export function describeErrno(code: string): string {
   return words ? `${words} (${code})` : code
 }
 
-export function errorJson(error: MemError): {error: {code: ErrorCode; message: string}} {
-  return {error: {code: error.code, message: error.message}}
+export function errorJson(error: MemError): {error: {code: ErrorCode; message: string} & Record<string, unknown>} {
+  return {error: {code: error.code, message: error.message, ...error.details}}
 }

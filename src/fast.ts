@@ -27,7 +27,7 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const [
     spec,
     {openContext},
-    {printResult, reportFailure},
+    {printOutcome, reportFailure},
     {fieldWordsOf},
     {runOperation},
     {hintUnknownAgent, namedAgent},
@@ -47,14 +47,17 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error
   })
+  let ctx: ReturnType<typeof openContext> | undefined
   try {
-    const ctx = openContext(flags.agent)
+    ctx = openContext(flags.agent)
     const input = await spec.input(words, flags)
     await hintUnknownAgent(spec.operation, ctx, namedAgent(input, flags.agent))
     const payload = await runOperation(spec.operation, ctx, input)
-    printResult(spec.operation, payload, json)
+    process.exitCode = printOutcome(spec.operation, payload, json)
   } catch (error) {
     process.exitCode = reportFailure(error, json, fieldWordsOf(spec.flags, spec.wordsFill))
+  } finally {
+    await ctx?.store.close().catch(() => {})
   }
   return true
 }

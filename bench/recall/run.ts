@@ -1,4 +1,4 @@
-import {sharesAWord} from './words.js'
+import {sharesAWord, vocabularyOf} from './words.js'
 import type {RetrieverKind} from './retrievers.js'
 import type {RecallSet} from './sets.js'
 
@@ -25,6 +25,7 @@ export async function evaluate(kind: RetrieverKind, set: RecallSet): Promise<Out
     try {
       const ids = await store.load(haystack.docs, set.load)
       const docOf = new Map(ids.map((id, i) => [id, haystack.docs[i]!]))
+      const vocabulary = vocabularyOf(haystack.docs.map((d) => d.content))
       for (const q of haystack.questions) {
         const hits = await store.search(q.question, K)
         const own = hits.filter((h) => !h.context)
@@ -35,7 +36,7 @@ export async function evaluate(kind: RetrieverKind, set: RecallSet): Promise<Out
           evidenceGroups: q.evidenceGroups,
           rankedGroups: q.evidenceGroups && hits.map((h) => docOf.get(h.id)?.group ?? ''),
           returned: own.length,
-          strays: own.filter((h) => !sharesAWord(q.question, h.content)).length,
+          strays: own.filter((h) => !sharesAWord(q.question, h.content, vocabulary)).length,
         })
       }
     } finally {

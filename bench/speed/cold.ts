@@ -1,7 +1,10 @@
 import {spawnSync} from 'node:child_process'
 import {resolve} from 'node:path'
 
-export const BIN = resolve(import.meta.dirname, '../../bin/run.js')
+/** The mem to measure: this checkout's, or another build's `bin/run.js` (MEM_BENCH_BIN), to compare two builds with one benchmark. */
+export const BIN = process.env.MEM_BENCH_BIN
+  ? resolve(process.env.MEM_BENCH_BIN)
+  : resolve(import.meta.dirname, '../../bin/run.js')
 
 export interface Timed {
   ms: number

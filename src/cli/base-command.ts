@@ -9,7 +9,7 @@ import {fieldWordsOf, type FieldWords} from './cli-words.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
 import {hintUnknownAgent, namedAgent} from './unknown-agent.js'
-import {printLine, printResult, printText, reportFailure, reportUnreadable} from './output.js'
+import {printLine, printOutcome, printText, reportFailure, reportUnreadable} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
 
@@ -60,11 +60,23 @@ export abstract class MemCommand extends Command {
     }
   }
 
+  /** The stores this run opened, closed when it ends (src/store/store.ts, close). */
+  private readonly opened: OperationContext[] = []
+
   protected context(agent?: string, longLived = false): OperationContext {
-    return openContext(agent, longLived)
+    const ctx = openContext(agent, longLived)
+    this.opened.push(ctx)
+    return ctx
   }
 
-  /** Runs an operation and prints its prose, or its payload under --json. */
+  /** Runs after every command, failed or not: lets go of the database's connections, if any. */
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    // A store that cannot close cleanly (the database went away) has nothing left to save.
+    await Promise.all(this.opened.splice(0).map((ctx) => ctx.store.close().catch(() => {})))
+    return super.finally(error)
+  }
+
+  /** Runs an operation on the store and prints its prose, or its payload under --json. */
   protected async runOp<I extends v.GenericSchema, O extends v.GenericSchema>(
     op: Operation<I, O>,
     input: Record<string, unknown>,
@@ -72,9 +84,24 @@ export abstract class MemCommand extends Command {
   ): Promise<v.InferOutput<O>> {
     const ctx = this.context(agent)
     await hintUnknownAgent(op, ctx, namedAgent(input, agent))
+    return this.runIn(op, ctx, input)
+  }
+
+  /**
+   * Runs an operation in the context it works on, then does what every command does with the
+   * result (src/cli/output.ts): prose or --json payload, agents left out, exit code. A failure
+   * is thrown on to `catch`, the one place errors become stderr text and exit codes.
+   */
+  protected async runIn<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+    op: Operation<I, O, C>,
+    ctx: C,
+    input: Record<string, unknown>,
+    beforePrint?: () => void,
+  ): Promise<v.InferOutput<O>> {
     const payload = await runOperation(op, ctx, input)
-    printResult(op, payload, this.jsonMode)
-    this.exitIfLeftOut((payload as {unreadable?: UnreadableAgent[]}).unreadable ?? [])
+    beforePrint?.()
+    const code = printOutcome(op, payload, this.jsonMode)
+    if (code !== 0) this.exit(code)
     return payload
   }
 

@@ -54,7 +54,7 @@ export function inCliWords(error: unknown, words: FieldWords): unknown {
     )
     message = message.replaceAll(named, (_all, a: string | undefined, b: string | undefined) => fields[(a ?? b)!]!)
   }
-  return new MemError(error.code, message)
+  return new MemError(error.code, message, error.details)
 }
 
 function alternatives(names: FieldWords): string {

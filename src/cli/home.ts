@@ -1,4 +1,4 @@
-import {FileStore} from '../store/file-store.js'
+import {openStore} from '../store/open-store.js'
 import type {OperationContext} from '../ops/index.js'
 import {configDir} from './config-dir.js'
 
@@ -12,7 +12,10 @@ export function defaultAgent(flag: string | undefined): string {
   return flag ?? process.env.MEM_AGENT ?? 'default'
 }
 
-/** The store for a command; `longLived` for the commands that keep running (mcp serve, browse). */
+/**
+ * The store for a command (the files, or PostgreSQL under MEM_STORE); `longLived` for the
+ * commands that keep running (mcp serve, browse). The caller closes the store when it ends.
+ */
 export function openContext(agentFlag?: string, longLived = false): OperationContext {
-  return {store: new FileStore(resolveHome(), {shortLived: !longLived}), defaultAgent: defaultAgent(agentFlag)}
+  return {store: openStore(resolveHome(), {shortLived: !longLived}), defaultAgent: defaultAgent(agentFlag)}
 }

@@ -1,6 +1,6 @@
 import type * as v from 'valibot'
 
-import {MemError, asMemError, errorJson, exitCodeOf, type ErrorCode} from '../errors.js'
+import {MemError, UNFINISHED_EXIT, asMemError, errorJson, exitCodeOf, type ErrorCode} from '../errors.js'
 import type {UnreadableAgent} from '../ops/each-agent.js'
 import type {Operation} from '../ops/operation.js'
 import {inCliWords, type FieldWords} from './cli-words.js'
@@ -20,8 +20,8 @@ export function printLine(text: string): void {
  * The prose, byte for byte, unless a person is reading a terminal: then its coloured twin (or,
  * under NO_COLOR, the prose), drawn from a copy of the payload whose stored text is inert.
  */
-export function humanText<I extends v.GenericSchema, O extends v.GenericSchema>(
-  op: Operation<I, O>,
+export function humanText<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+  op: Operation<I, O, C>,
   payload: v.InferOutput<O>,
 ): string {
   if (process.stdout.isTTY !== true) return op.prose(payload)
@@ -36,12 +36,27 @@ export function printText(text: string): void {
 }
 
 /** An operation's result: its payload under --json, else its prose. */
-export function printResult<I extends v.GenericSchema, O extends v.GenericSchema>(
-  op: Operation<I, O>,
+export function printResult<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+  op: Operation<I, O, C>,
   payload: v.InferOutput<O>,
   json: boolean,
 ): void {
   printLine(json ? JSON.stringify(payload) : humanText(op, payload))
+}
+
+/**
+ * Everything a command does with an operation's result, for every command alike: prints it
+ * (unless it went out as data of its own), names the agents it left out, and returns the exit
+ * code to end with.
+ */
+export function printOutcome<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+  op: Operation<I, O, C>,
+  payload: v.InferOutput<O>,
+  json: boolean,
+): number {
+  if (op.printsNothing?.(payload) !== true) printResult(op, payload, json)
+  const code = reportUnreadable(op.leftOut?.(payload) ?? [])
+  return Math.max(code, op.unfinished?.(payload) === true ? UNFINISHED_EXIT : 0)
 }
 
 /**

@@ -3,7 +3,6 @@ import {Flags} from '@oclif/core'
 import {MemCommand} from '../cli/base-command.js'
 import {resolveHome} from '../cli/home.js'
 import {doctor} from '../doctor/doctor.js'
-import {parseInput} from '../ops/operation.js'
 
 export default class Doctor extends MemCommand {
   static override summary = 'Check the data files; with --fix, repair what can be repaired safely.'
@@ -22,9 +21,6 @@ export default class Doctor extends MemCommand {
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Doctor)
-    const report = await doctor.handler(resolveHome(), parseInput(doctor.input, {fix: flags.fix}))
-    this.print(this.jsonMode ? JSON.stringify(report) : doctor.prose(report))
-    if (!report.ok) this.exit(1)
-    return report
+    return this.runIn(doctor, {home: resolveHome()}, {fix: flags.fix})
   }
 }

@@ -1,10 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import {MemCommand} from '../cli/base-command.js'
-import {forStream} from '../cli/inert-text.js'
 import {readStdin, readTextFile} from '../cli/input.js'
-import {MemError, errorJson, exitCodeOf} from '../errors.js'
-import {ImportRejected, importProse, importRecords} from '../transfer/import.js'
+import {MemError} from '../errors.js'
+import {importProse, importRecords} from '../transfer/import.js'
 import {progressBar} from '../transfer/progress-bar.js'
 
 export default class Import extends MemCommand {
@@ -58,18 +57,5 @@ export default class Import extends MemCommand {
     } finally {
       bar.stop()
     }
-  }
-
-  /** A rejected import lists every bad line under --json, beside the usual code and message. */
-  override async catch(error: Error & {exitCode?: number}): Promise<never> {
-    if (error instanceof ImportRejected && this.jsonMode) {
-      process.stderr.write(forStream(process.stderr, `Error: ${error.message}\n`))
-      const body = errorJson(error)
-      this.print(
-        JSON.stringify({error: {...body.error, rejected: error.report.rejected, skipped: error.report.skipped.length}}),
-      )
-      return this.exit(exitCodeOf(error))
-    }
-    return super.catch(error)
   }
 }

@@ -3,22 +3,35 @@ import {existsSync} from 'node:fs'
 import * as v from 'valibot'
 
 import {asMemError} from '../errors.js'
+import {defineOperation} from '../ops/operation.js'
 import {withLock} from '../store/lock.js'
 import {agentFolders, inspectAgent, inspectHome, type AgentFolder, type Finding} from './inspect.js'
 import {DoctorReport, Problem, prose} from './report.js'
 
-export const DoctorInput = v.strictObject({fix: v.boolean()})
+export const DoctorInput = v.strictObject({
+  fix: v.optional(v.boolean(), false),
+})
+
+/** What `mem doctor` works on: the files of a home folder, as they are on disk, not the store's view of them. */
+export interface HomeContext {
+  home: string
+}
 
 /**
  * `mem doctor`: checks every data file the way the store reads it, and with `fix` repairs
  * what can be repaired safely, each agent's folder under that agent's lock. CLI only: it
  * works on the whole home, not on one agent's memory, so it is not an MCP tool.
  */
-export const doctor = {
+export const doctor = defineOperation({
+  tool: 'doctor',
+  title: 'Check the data files',
+  description: 'Checks every data file of the home folder; with fix, repairs what can be repaired safely.',
+  annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false},
   input: DoctorInput,
   output: DoctorReport,
   prose,
-  async handler(home: string, input: v.InferOutput<typeof DoctorInput>): Promise<DoctorReport> {
+  unfinished: (report) => !report.ok,
+  async handler({home}: HomeContext, input): Promise<DoctorReport> {
     if (!existsSync(home))
       return {home, ok: true, fix: input.fix, checked: {agents: 0, files: 0}, problems: [], exists: false}
     const problems: Problem[] = []
@@ -39,7 +52,7 @@ export const doctor = {
       problems: problems.map(plain),
     }
   },
-}
+})
 
 /**
  * Repairs first what keeps the lock from being taken (the folder's own mode, a lock file that is

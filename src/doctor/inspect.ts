@@ -9,9 +9,10 @@ import {legacyLockPaths, lockPath} from '../store/lock.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
-import {isJournal, journalFindings, restoreJournalBackup} from './journals.js'
+import {isJournal, journalCheck, restoreJournalBackup} from './journals.js'
 import {removeQuietly, restoreBackup} from './repair.js'
 import type {Problem} from './report.js'
+import {searchIndexCheck} from './search-index.js'
 
 export const COLLECTIONS: {folder: string; kind: Kind; record: typeof FactRecord | typeof CheckpointRecord}[] = [
   {folder: 'facts', kind: 'mem.facts', record: FactRecord},
@@ -75,26 +76,70 @@ export function inspectHome(home: string): Finding[] {
   return [...homeFindings, ...modeProblem(agentsRoot(home), DIR_MODE, undefined), ...brokenAgentLinks(home)]
 }
 
+/** Where a check looks: one agent's folder, and whether the caller holds that agent's lock. */
+export interface CheckTarget extends AgentFolder {
+  /** The caller holds the agent's lock, so every temp file is left over from a writer that died. */
+  locked: boolean
+}
+
 /**
- * Everything wrong in one agent's folder. With `locked`, the caller holds the agent's lock,
- * so every temp file is left over from a writer that died.
+ * One check of an agent's folder: everything of one sort that is wrong there, each with the
+ * repair --fix makes (if one is safe). A check only reads; `doctor --fix` runs the repairs.
+ */
+export type AgentCheck = (target: CheckTarget) => Finding[]
+
+/**
+ * The checks `mem doctor` runs on every agent's folder, in the order the report lists what
+ * they find. A new check is a module exporting an AgentCheck, added here.
+ */
+export const AGENT_CHECKS: readonly AgentCheck[] = [
+  folderMode,
+  ({dir, agent}) => lockProblems(dir, agent),
+  ({dir, agent, locked}) => tempFiles(dir, agent, locked),
+  dataFolders,
+  journalCheck,
+  ({dir, agent}) => modeProblem(revisionPath(dir), FILE_MODE, agent),
+  ({dir, agent}) => inspectCache(dir, agent),
+  searchIndexCheck,
+]
+
+/**
+ * Everything wrong in one agent's folder, and how many data files it holds. With `locked`,
+ * the caller holds the agent's lock, so every temp file is left over from a writer that died.
  */
 export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {findings: Finding[]; files: number} {
-  const {agent, dir} = folder
-  const findings: Finding[] = [
-    ...modeProblem(dir, DIR_MODE, agent).map((f) => ({...f, beforeLock: true})),
-    ...lockProblems(dir, agent),
-  ]
+  const target = {...folder, locked: options.locked}
+  return {findings: AGENT_CHECKS.flatMap((check) => check(target)), files: countDataFiles(folder.dir)}
+}
+
+/** The agent folder's own mode: repaired before locking, since a folder mem cannot enter cannot be locked. */
+function folderMode({dir, agent}: CheckTarget): Finding[] {
+  return modeProblem(dir, DIR_MODE, agent).map((f) => ({...f, beforeLock: true}))
+}
+
+/** The segment files and journals of facts/ and checkpoints/, links among them included (the report counts them). */
+function countDataFiles(dir: string): number {
   let files = 0
-  findings.push(...tempFiles(dir, agent, options.locked))
+  for (const {folder} of COLLECTIONS)
+    for (const entry of entries(join(dir, folder)))
+      if (
+        (SEGMENT_NAME.test(entry.name) || isJournal(entry.name)) &&
+        (entry.isSymbolicLink() || (entry.isFile() && !isTempFile(entry.name)))
+      )
+        files++
+  return files
+}
+
+/** facts/ and checkpoints/: their modes, temp files, and every segment decoded as the store decodes it. */
+function dataFolders({dir, agent, locked}: CheckTarget): Finding[] {
+  const findings: Finding[] = []
   for (const {folder: name, kind, record} of COLLECTIONS) {
     const folderPath = join(dir, name)
     findings.push(...modeProblem(folderPath, DIR_MODE, agent))
-    findings.push(...tempFiles(folderPath, agent, options.locked))
+    findings.push(...tempFiles(folderPath, agent, locked))
     for (const entry of entries(folderPath)) {
       const path = join(folderPath, entry.name)
       if (entry.isSymbolicLink() && SEGMENT_NAME.test(entry.name)) {
-        files++
         findings.push({
           kind: 'link',
           path,
@@ -105,22 +150,15 @@ export function inspectAgent(folder: AgentFolder, options: {locked: boolean}): {
         })
         continue
       }
-      if (isJournal(entry.name)) {
-        files++
-        findings.push(...journalFindings(path, entry, agent, kind, record))
-      }
       if (!entry.isFile() || isTempFile(entry.name)) continue
       if (SEGMENT_NAME.test(entry.name)) {
-        files++
         const problem = decodeProblem(path, kind, record)
         if (problem) findings.push(dataFileFinding(path, agent, kind, record, problem))
       }
       findings.push(...modeProblem(path, FILE_MODE, agent))
     }
   }
-  findings.push(...modeProblem(revisionPath(dir), FILE_MODE, agent))
-  findings.push(...inspectCache(dir, agent))
-  return {findings, files}
+  return findings
 }
 
 /**

@@ -1,4 +1,5 @@
-import {closeSync, existsSync, readFileSync, type Dirent} from 'node:fs'
+import {closeSync, existsSync, readdirSync, readFileSync, type Dirent} from 'node:fs'
+import {join} from 'node:path'
 import {basename} from 'node:path'
 
 import {asMemError} from '../errors.js'
@@ -8,10 +9,27 @@ import {applyJournal, JOURNAL_NAME, journalPath, openJournal, readJournal, segme
 import {linkedDataFileFix, linkedDataFileProblem} from '../store/links.js'
 import {agentOfDataFile} from '../store/paths.js'
 import type {CheckpointRecord, FactRecord} from '../store/records.js'
-import type {Finding} from './inspect.js'
+import {COLLECTIONS, type AgentCheck, type Finding} from './inspect.js'
 
 export function isJournal(name: string): boolean {
   return JOURNAL_NAME.test(name)
+}
+
+/** Every journal of facts/ and checkpoints/, decoded as the store decodes it (modes are checked with the other files). */
+export const journalCheck: AgentCheck = ({dir, agent}) =>
+  COLLECTIONS.flatMap(({folder, kind, record}) =>
+    entries(join(dir, folder))
+      .filter((entry) => isJournal(entry.name))
+      .flatMap((entry) => journalFindings(join(dir, folder, entry.name), entry, agent, kind, record)),
+  )
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, {withFileTypes: true})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
 }
 
 /**

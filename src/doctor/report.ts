@@ -9,6 +9,7 @@ export const PROBLEM_KINDS = [
   'link',
   'busy',
   'bad_lock',
+  'search_index',
 ] as const
 
 /** One thing found wrong, what --fix does (or what the user must do) about it, and whether it was done. */

@@ -60,6 +60,7 @@ export const agentList = defineOperation({
     }
     return {count: agents.length, agents, unreadable}
   },
+  leftOut: (payload) => payload.unreadable,
   prose(payload) {
     if (payload.count === 0 && payload.unreadable.length === 0) return 'No agents have stored anything yet.'
     const lines = payload.agents.map((a) => {

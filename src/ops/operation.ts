@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import {InputError, MemError} from '../errors.js'
 import {describeIssue} from '../store/format.js'
 import type {Store} from '../store/store.js'
+import type {UnreadableAgent} from './each-agent.js'
 import {AgentId} from './fields.js'
 import {describeInputIssue} from './input-issues.js'
 
@@ -22,32 +23,53 @@ export interface Annotations {
 /**
  * One operation, defined once: the CLI and the MCP server are adapters over this value.
  * `handler` knows nothing of either surface; `prose` is the human text both print.
+ *
+ * An operation is an MCP tool only when it is in the `operations` inventory (src/ops/index.ts);
+ * every other one is the CLI's alone. `C` is what the handler works on: the store for the
+ * operations on memory, something else for those on the files around it (`mem doctor` takes
+ * the home folder, `mem mcp config` the package to launch).
  */
-export interface Operation<I extends v.GenericSchema = v.GenericSchema, O extends v.GenericSchema = v.GenericSchema> {
+export interface Operation<
+  I extends v.GenericSchema = v.GenericSchema,
+  O extends v.GenericSchema = v.GenericSchema,
+  C = OperationContext,
+> {
   tool: string
   title: string
   description: string
   annotations: Annotations
   input: I
   output: O
-  handler: (ctx: OperationContext, input: v.InferOutput<I>) => Promise<v.InferOutput<O>>
+  handler: (ctx: C, input: v.InferOutput<I>) => Promise<v.InferOutput<O>>
   prose: (payload: v.InferOutput<O>) => string
+  /**
+   * Agents a whole result had to leave out (their files could not be read): the CLI names them
+   * on stderr after printing and ends with their errors' exit code.
+   */
+  leftOut?: (payload: v.InferOutput<O>) => readonly UnreadableAgent[]
+  /**
+   * A result that is printed whole yet ends non-zero, as a check that found problems left
+   * does: exit 1. Failures are thrown as MemErrors instead, and mapped in src/errors.ts.
+   */
+  unfinished?: (payload: v.InferOutput<O>) => boolean
+  /** The result already went out as data of its own (an export to stdout): the CLI prints nothing more. */
+  printsNothing?: (payload: v.InferOutput<O>) => boolean
 }
 
 /** An operation of any schema, for inventories that hold all five. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyOperation = Operation<any, any>
 
-export function defineOperation<I extends v.GenericSchema, O extends v.GenericSchema>(
-  op: Operation<I, O>,
-): Operation<I, O> {
+export function defineOperation<I extends v.GenericSchema, O extends v.GenericSchema, C = OperationContext>(
+  op: Operation<I, O, C>,
+): Operation<I, O, C> {
   return op
 }
 
 /** Validates raw input against the operation's schema, then runs its handler. */
-export async function runOperation<I extends v.GenericSchema, O extends v.GenericSchema>(
-  op: Operation<I, O>,
-  ctx: OperationContext,
+export async function runOperation<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+  op: Operation<I, O, C>,
+  ctx: C,
   raw: unknown,
 ): Promise<v.InferOutput<O>> {
   return op.handler(ctx, parseInput(op.input, raw, op.tool))

@@ -72,6 +72,8 @@ export class InvertedIndex {
   /** Words as written whose term differs from them; never shrinks (it is bounded by the vocabulary). */
   private surfaces = new Set<string>()
   private sortedSurfaces?: readonly string[]
+  /** The terms some surface word stems to ("stori" for "stories"), built on the first typo lookup, then kept up to date. */
+  private surfaceStems?: Set<string>
   /** Terms and surface words, for prefix and typo lookups; a key whose term is gone leads nowhere. */
   private radix?: SearchableMap<true>
   private readonly byId: (Postings | undefined)[] = []
@@ -93,6 +95,8 @@ export class InvertedIndex {
       if (this.surfaces.has(word)) continue
       this.surfaces.add(word)
       this.radix?.set(word, true)
+      const stem = this.surfaceStems && toTerm(word)
+      if (stem) this.surfaceStems!.add(stem)
       this.sortedSurfaces = undefined
     }
     const counts = new Map<string, number>()
@@ -265,6 +269,7 @@ export class InvertedIndex {
         options,
         exact !== undefined,
         (key) => this.postingsOfKey(key).length > 0,
+        (key) => this.isWritten(key),
       )) {
         for (const p of this.postingsOfKey(key)) if ((weights.get(p) ?? 0) < weight) weights.set(p, weight)
       }
@@ -275,6 +280,24 @@ export class InvertedIndex {
       if (p.dead > 0) this.sweep(p)
       return {p, weight: p === exact ? idfOf(p) : Math.min(weight * idfOf(p), cap), q}
     })
+  }
+
+  /**
+   * Whether a tree key is a word as some fact writes it, not only a stem ("stori", of
+   * "stories"): a typo is a misspelt word, so only words are corrected to. The terms no
+   * surface word stems to are written as they are; those some word stems to are taken as
+   * stems only (their words are keys of their own).
+   */
+  private isWritten(key: string): boolean {
+    if (this.surfaces.has(key)) return true
+    if (!this.surfaceStems) {
+      this.surfaceStems = new Set()
+      for (const word of this.surfaces) {
+        const stem = toTerm(word)
+        if (stem) this.surfaceStems.add(stem)
+      }
+    }
+    return !this.surfaceStems.has(key)
   }
 
   /** The live postings a tree key leads to: the key as a term, and the term of the key as a word. */

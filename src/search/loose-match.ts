@@ -30,6 +30,7 @@ export function looseMatches(
   rules: LooseRules,
   hasExact: boolean,
   live: (key: string) => boolean,
+  written: (key: string) => boolean,
 ): {key: string; weight: number}[] {
   const found = new Map<string, number>()
   const offer = (key: string, weight: number) => {
@@ -52,7 +53,7 @@ export function looseMatches(
   if (!hasExact && rules.fuzzyMinLength > 0 && length >= rules.fuzzyMinLength && !/^\p{N}+$/u.test(surface)) {
     const most = rules.fuzzyTwoMinLength > 0 && length >= rules.fuzzyTwoMinLength ? 2 : 1
     for (const [key, edits] of typos(surface, tree, most))
-      if (live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits))
+      if (written(key) && live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits))
   }
   return [...found].map(([key, weight]) => ({key, weight}))
 }

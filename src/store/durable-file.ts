@@ -106,7 +106,12 @@ export function isCurrent(path: string): boolean {
   return now === undefined || now === seen.get(path)
 }
 
-/** Device, inode, size and modification time: changes whenever a file is replaced or written in place; undefined when absent. */
+/**
+ * Device, inode, size, modification time and status-change time: changes whenever a file is
+ * replaced or written in place. The status-change time (ctime) is the one a hand edit cannot
+ * keep: `touch -r` or a restore from a backup can put back the modification time, but setting
+ * it moves ctime to now. Undefined when absent.
+ */
 export function fileIdentity(path: string): string | undefined {
   try {
     return identityText(statSync(path, {bigint: true}))
@@ -117,7 +122,7 @@ export function fileIdentity(path: string): string | undefined {
 }
 
 export function identityText(st: BigIntStats): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
 }
 
 /** Reads a file and remembers the identity of the very bytes read; undefined when it does not exist. */
@@ -158,34 +163,40 @@ export function corruptFile(path: string, problem: string): MemError {
 
 /**
  * Replaces `path` durably and returns the identity of the new file, taken from the descriptor
- * that wrote it (a rename keeps the inode, size and modification time), so the caller never
- * mistakes a file another process put there for its own. Once the rename is done the change is
- * made: a failing folder flush after it is retried once and then left, because reporting failure
- * for a change every reader already sees would make a client that retries store it twice.
+ * that wrote it once it is renamed into place (the rename itself changes the status-change
+ * time), so the caller never mistakes a file another process put there for its own. Once the
+ * rename is done the change is made: a failing folder flush after it is retried once and then
+ * left, because reporting failure for a change every reader already sees would make a client
+ * that retries store it twice.
  */
 export function writeFileDurably(path: string, text: string | Buffer, options = {durable: true, backup: true}): string {
   const dir = dirname(path)
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  let fd: number
+  try {
+    fd = openSync(tmp, 'wx', FILE_MODE)
+  } catch (error) {
+    throw fsError(error, 'write', path)
+  }
   let identity: string
   try {
-    const fd = openSync(tmp, 'wx', FILE_MODE)
     try {
       writeAll(fd, text)
       if (options.durable) fsyncSync(fd)
-      identity = identityText(fstatSync(fd, {bigint: true}))
-    } finally {
-      closeSync(fd)
+    } catch (error) {
+      removeQuietly(tmp)
+      throw fsError(error, 'write', path)
     }
-  } catch (error) {
-    removeQuietly(tmp)
-    throw fsError(error, 'write', path)
-  }
-  try {
-    if (options.backup) keepBackup(path)
-    renameSync(tmp, path)
-  } catch (error) {
-    removeQuietly(tmp)
-    throw fsError(error, 'replace', path)
+    try {
+      if (options.backup) keepBackup(path)
+      renameSync(tmp, path)
+    } catch (error) {
+      removeQuietly(tmp)
+      throw fsError(error, 'replace', path)
+    }
+    identity = identityText(fstatSync(fd, {bigint: true}))
+  } finally {
+    closeSync(fd)
   }
   if (options.durable) flushAfterCommit(dir)
   return identity

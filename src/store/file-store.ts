@@ -13,7 +13,7 @@ import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
-import {openIndex, openPartial, worthSaving, type OpenedIndex} from './saved-index.js'
+import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
 import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
@@ -112,7 +112,11 @@ class AgentFiles {
     return {...this.facts.checkedIdentities(), ...this.checkpoints.checkedIdentities()}
   }
 
-  /** Facts never change content under the same id, so only liveness moves the index. */
+  /**
+   * Keeps the derived views in step with segments that changed. mem never changes a fact's
+   * content under its id, but a hand edit or a restored backup may: a live fact whose indexed
+   * fields differ from the record it replaces is indexed again.
+   */
   follow(changes: Change<FactRecord>[]): void {
     const {ids, index, duplicates} = this
     if (!ids && !index && !duplicates) return
@@ -124,6 +128,7 @@ class AgentFiles {
       while (same < before.length && same < after.length && before[same] === after[same]) same++
       if (same === before.length && same === after.length) continue
       const liveAfter = new Set(after.filter(isLive).map((f) => f.id))
+      const was = index ? new Map(before.slice(same).map((f) => [f.id, f])) : undefined
       for (let i = same; i < before.length; i++) {
         const fact = before[i]!
         if (index && isLive(fact) && !liveAfter.has(fact.id)) index.remove(fact.id)
@@ -134,7 +139,10 @@ class AgentFiles {
         const fact = after[i]!
         ids?.set(fact.id, {fact, segment: name})
         duplicates?.add(fact)
-        if (index && isLive(fact) && !index.has(fact.id)) index.add(fact)
+        if (index && isLive(fact)) {
+          if (!index.has(fact.id)) index.add(fact)
+          else if (readsDifferently(was!.get(fact.id), fact)) reindex(index, fact)
+        }
       }
     }
   }
@@ -233,7 +241,9 @@ class AgentFiles {
     if (!this.index) {
       if (!this.facts.complete())
         throw new MemError('internal', 'the facts were not all read before building the search index')
-      const opened = openIndex(FactIndex, this.dir, [...this.facts.records()])
+      const keys = this.facts.keys()
+      const segments = this.facts.all().map((s) => ({name: s.name, key: keys[s.name] ?? '', records: s.records}))
+      const opened = openIndex(FactIndex, this.dir, segments)
       if (this.resave || worthSaving(opened)) this.save(opened)
       this.index = opened.index
     }
@@ -554,6 +564,9 @@ export class FileStore implements Store {
     return [...this.read(agent, {checkpoints: 'all'}).checkpoints.records()]
   }
 
+  /** Nothing to let go of: every file is closed when the operation that opened it ends. */
+  async close(): Promise<void> {}
+
   async listAgents(): Promise<string[]> {
     try {
       const root = agentsRoot(this.home)
@@ -707,6 +720,19 @@ function upgradeOutdated(a: AgentFiles): void {
     }
     a.outdated.delete(key)
   }
+}
+
+/** What the search index reads of a fact differs between two records of it (an unknown earlier one always does). */
+function readsDifferently(before: FactRecord | undefined, after: FactRecord): boolean {
+  return (
+    before === undefined ||
+    (before !== after &&
+      (before.content !== after.content ||
+        before.created_at !== after.created_at ||
+        before.thread !== after.thread ||
+        before.tags.length !== after.tags.length ||
+        before.tags.some((tag, i) => tag !== after.tags[i])))
+  )
 }
 
 function contextOf(hit: Hit): {contextFor?: string} {

@@ -4,9 +4,11 @@ import {readSaved, type FactIndexType, type IndexSource, type SavedIndex, type S
 
 /**
  * Bringing a saved search index (src/store/search-cache.ts) up to date with the segments.
- * Facts never change content under the same id (an update is a new fact), so an index is
- * brought up to date by liveness alone: facts that died are removed, facts it lacks are
- * appended, as long as appending keeps them in the order the ranking reads (saving order).
+ * mem itself never changes a fact's content under its id (an update is a new fact), but a
+ * person may, by editing a segment file, restoring one from a backup or copying one in: so
+ * every fact of a segment whose key moved since the index was saved is indexed again,
+ * facts that died are removed, and facts the index lacks are appended, as long as appending
+ * keeps them in the order the ranking reads (saving order).
  */
 
 export interface OpenedIndex {
@@ -17,12 +19,20 @@ export interface OpenedIndex {
   rebuilt: boolean
 }
 
+/** One fact segment as a process holds it: its records and the cache key they were read under. */
+export interface HeldSegment {
+  name: string
+  key: string
+  records: readonly FactRecord[]
+}
+
 /**
- * The index over `facts` (every record of the agent, in segment order): the saved one
+ * The index over `segments` (every fact segment of the agent, in order): the saved one
  * brought up to date when it is usable, otherwise a new one. Synchronous, so that no other
  * operation of the process can change the facts while the index is being made from them.
  */
-export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: readonly FactRecord[]): OpenedIndex {
+export function openIndex(FactIndex: FactIndexType, agentDir: string, segments: readonly HeldSegment[]): OpenedIndex {
+  const facts = segments.flatMap((s) => s.records)
   const saved = readSaved(agentDir, {records: false})
   if (saved) {
     try {
@@ -32,7 +42,8 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, facts: rea
       const createdAt = saved.index.ids.map((id) => live.get(id)?.created_at ?? '')
       const index = FactIndex.fromCompact({...saved.index, createdAt})
       const changed = reconcile(index, saved.index.ids, live)
-      if (changed !== undefined) return {index, changed, rebuilt: false}
+      if (changed !== undefined)
+        return {index, changed: changed + reindexMoved(index, saved.segments, segments), rebuilt: false}
     } catch {
       // An index that does not load is rebuilt below, like a missing one.
     }
@@ -105,6 +116,15 @@ export function openPartial(
       }
     }
   }
+  // A fact of a moved segment that reads differently from its saved record was edited in place
+  // (by hand, or restored from a backup): it is indexed again where it is.
+  for (const [id, {fact}] of held) {
+    const slot = index.slot(id)
+    if (slot === undefined || slot >= ids.length || ids[slot] !== id) continue
+    if (saved.recordText(slot) === JSON.stringify(fact)) continue
+    reindex(index, fact)
+    changed++
+  }
   // Only the last saved segment and new ones gain facts; one elsewhere would land mid-index.
   const added = appendMissing(
     index,
@@ -139,6 +159,36 @@ export function openPartial(
       },
     },
   }
+}
+
+/**
+ * Indexes a fact it holds again, from its record as it is now. Removed and added under a new
+ * slot rather than re-added in its own: a slot made live again would also pass for the postings
+ * its old words left behind (they are swept lazily, by slot). Where a fact sits does not rank it.
+ */
+export function reindex(index: FactIndex, fact: FactRecord): void {
+  index.remove(fact.id)
+  index.add(fact)
+}
+
+/**
+ * Indexes again every live fact of each segment whose key differs from the one the
+ * index was saved with: its content may have changed under the same id. Returns how many.
+ */
+function reindexMoved(index: FactIndex, saved: readonly SavedSegment[], segments: readonly HeldSegment[]): number {
+  const savedKey = new Map(saved.map((s) => [s.name, s.key]))
+  let changed = 0
+  for (const segment of segments) {
+    const key = savedKey.get(segment.name)
+    // A segment the index was not made from: reconcile appended its facts just now, from the records.
+    if (key === undefined || key === segment.key) continue
+    for (const fact of segment.records) {
+      if (!isLive(fact) || !index.has(fact.id)) continue
+      reindex(index, fact)
+      changed++
+    }
+  }
+  return changed
 }
 
 /**

@@ -167,7 +167,9 @@ export class SegmentedFiles<T> {
     const journal = journalPath(path)
     let identity = file.written!.identity
     try {
-      retireJournal(journal)
+      // The listing that came before (under the lock) says whether there is a journal to retire.
+      if (this.journals === undefined || this.journals.has(basename(journal))) retireJournal(journal)
+      else removeQuietly(backupPath(journal))
       forgetJournal(journal)
       this.journals?.delete(basename(journal))
     } catch {

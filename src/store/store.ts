@@ -47,7 +47,8 @@ export interface ScoredFact {
 
 /**
  * What the operations need from storage. The embedded implementation is FileStore
- * (lowdb JSON files); a server backend would implement the same interface.
+ * (lowdb JSON files); PostgresStore (src/store/postgres) implements the same for teams, chosen
+ * by MEM_STORE (src/store/open-store.ts).
  * Absence is typed: an unknown fact id throws `not_found`, a missing checkpoint `no_checkpoint`.
  */
 export interface Store {
@@ -73,6 +74,11 @@ export interface Store {
    * delete facts that are still live. Returns the ids it added and marked.
    */
   importRecords(agent: string, records: ImportBatch): Promise<ImportResult>
+  /**
+   * Lets go of what the store holds open (the database's connections); called once when a
+   * command or server ends. The store is not used after it.
+   */
+  close(): Promise<void>
 }
 
 export interface ImportBatch {

@@ -71,6 +71,8 @@ export class ImportRejected extends MemError {
         ...shown,
         ...more,
       ].join('\n'),
+      // Under --json every bad line is listed, beside the usual code and message.
+      {rejected: report.rejected, skipped: report.skipped.length},
     )
   }
 }

@@ -70,7 +70,7 @@ describe('FactIndex ranking', () => {
       ['coffe', 'F0002'],
       ['lnch', 'F0003'],
       ['migratoin', 'F0004'],
-      ['migratn', 'F0004'],
+      ['migraton', 'F0004'],
     ] as const) {
       assert.equal(top(typos, query), want, query)
     }
@@ -80,6 +80,30 @@ describe('FactIndex ranking', () => {
     assert.equal(top(typos, 'migrtn'), undefined)
     // Numbers have no typos.
     assert.equal(top(indexOf(spaced(['released in 2024'])), '2023'), undefined)
+  })
+
+  it('corrects a typo to a word some fact writes, never to a bare stem, then matches that word by stem', () => {
+    const words = indexOf(spaced(['Their stories were long', 'He went riding at dawn', 'We connected the racks']))
+    // "store" is one letter from "stori", the stem of "stories", but two from the word; "hide" is
+    // one from "ride", the stem of "riding", which no fact writes.
+    assert.equal(top(words, 'store'), undefined)
+    assert.equal(top(words, 'hide'), undefined)
+    assert.equal(top(words, 'storis'), 'F0000')
+    assert.equal(top(words, 'ridng'), 'F0001')
+    // A word written in one fact is a typo target that reaches its stem in the others.
+    words.add({id: 'F0003', content: 'Connecting the racks took a day', tags: [], created_at: '2024-02-01T00:00:00Z'})
+    assert.deepEqual(
+      words
+        .search('conecting', {limit: 5})
+        .map((h) => h.id)
+        .sort(),
+      ['F0002', 'F0003'],
+    )
+    assert.equal(top(words, 'store'), undefined)
+    // The same after a round trip through the saved form.
+    const loaded = FactIndex.fromCompact(words.toCompact())
+    assert.equal(top(loaded, 'store'), undefined)
+    assert.equal(top(loaded, 'storis'), 'F0000')
   })
 
   it('matches the words a query word of three letters or more starts; a word being typed from its first letter', () => {

@@ -81,7 +81,10 @@ export class ReferenceIndex {
       }
       if (!exact && t.fuzzyMinLength > 0 && L >= t.fuzzyMinLength && !/^\p{N}+$/u.test(w.surface)) {
         const most = t.fuzzyTwoMinLength > 0 && L >= t.fuzzyTwoMinLength ? 2 : 1
+        // A typo is corrected to a word some fact writes, not to a bare stem ("stori" of "stories").
+        const stems = new Set([...this.surfaces].map((s) => toTerm(s)))
         for (const v of vocab) {
+          if (!this.surfaces.has(v) && stems.has(v)) continue
           const e = edits(w.surface, v)
           if (e <= most) offer(v, (t.weights.fuzzy * v.length) / (v.length + e))
         }

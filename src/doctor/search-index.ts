@@ -1,0 +1,136 @@
+import {rmSync} from 'node:fs'
+
+import {FactIndex, type CompactFactIndex, type IndexedFact} from '../search/fact-index.js'
+import {CachedSegments} from '../store/cached-segments.js'
+import {FACT_SEGMENT} from '../store/collections.js'
+import {isLive, type FactRecord} from '../store/records.js'
+import {readRevision} from '../store/revision.js'
+import {readSaved, saveIndex, searchCachePath, type SavedIndex} from '../store/search-cache.js'
+import {SegmentedFiles} from '../store/segments.js'
+import type {AgentCheck, Finding} from './inspect.js'
+
+/**
+ * Checks an agent's saved search index (src/store/search-cache.ts) against its fact files. The
+ * index vouches for each segment whose cache key is what it was when the index was saved; for
+ * those, what it holds of every fact (its words, date, tags, thread, and the record a cold search
+ * shows) must be what indexing the segment now gives. A disagreement means a search would find
+ * or show text the files no longer hold: --fix rebuilds the index from the files. An index that
+ * does not load (damaged, from another build) is not reported: every reader ignores and
+ * rebuilds it. Segments that do not decode are left to the data-file checks.
+ */
+export const searchIndexCheck: AgentCheck = ({dir, agent}) => searchIndexFindings(dir, agent)
+
+function searchIndexFindings(dir: string, agent: string): Finding[] {
+  const saved = readSaved(dir, {records: true})
+  if (!saved) return []
+  let wrong: string[]
+  try {
+    wrong = disagreements(dir, saved)
+  } catch {
+    // A segment that does not read: reported (and repaired) as a data file; its index is checked next time.
+    return []
+  }
+  if (wrong.length === 0) return []
+  const shown = wrong
+    .slice(0, 3)
+    .map((id) => `"${id}"`)
+    .join(', ')
+  return [
+    {
+      kind: 'search_index',
+      path: searchCachePath(dir),
+      agent,
+      problem: `the saved search index disagrees with the fact files for ${wrong.length} fact${wrong.length === 1 ? '' : 's'} (${shown}${wrong.length > 3 ? ', ...' : ''}): a search would find or show text the files no longer hold`,
+      fix: 'rebuild the search index from the fact files',
+      fixed: false,
+      repair: () => rebuild(dir),
+    },
+  ]
+}
+
+/** Ids of the facts on which the saved index and the segments it vouches for disagree. */
+function disagreements(dir: string, saved: SavedIndex): string[] {
+  const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
+  const current = new Map(new CachedSegments(files).currentKeys(readRevision(dir)).map((s) => [s.name, s.key]))
+  const vouched = new Set<number>()
+  saved.segments.forEach((s, i) => {
+    if (current.get(s.name) === s.key) vouched.add(i)
+  })
+
+  const facts = new Map<string, FactRecord>()
+  const fresh = new FactIndex()
+  for (const i of vouched) {
+    for (const fact of files.read(saved.segments[i]!.name).records) {
+      if (!isLive(fact)) continue
+      facts.set(fact.id, fact)
+      fresh.add(fact)
+    }
+  }
+  const want = fresh.toCompact()
+  const wantSlot = new Map(want.ids.map((id, slot) => [id, slot]))
+  const got = {...saved.index, createdAt: [] as string[]}
+
+  const wrong: string[] = []
+  const listed = new Set<string>()
+  saved.index.ids.forEach((id, slot) => {
+    if (!vouched.has(saved.segmentOf[slot]!)) return
+    listed.add(id)
+    const fact = facts.get(id)
+    const at = wantSlot.get(id)
+    const record = saved.record(slot)
+    if (
+      fact === undefined ||
+      at === undefined ||
+      record === undefined ||
+      differs(record, fact) ||
+      describe(got, slot) !== describe(want, at)
+    )
+      wrong.push(id)
+  })
+  for (const id of facts.keys()) if (!listed.has(id)) wrong.push(id)
+  return wrong
+}
+
+/** What the index holds of one fact, as text: its terms with their counts, length, date, tags, whether it asks, its thread. */
+function describe(index: CompactFactIndex, slot: number): string {
+  const terms: string[] = []
+  for (let i = index.offsets[slot]!; i < index.offsets[slot + 1]!; i += 2)
+    terms.push(`${index.terms[index.pairs[i]!]}:${index.pairs[i + 1]}`)
+  const thread = index.threadOf[slot]! === 0 ? '' : index.threads[index.threadOf[slot]! - 1]
+  return JSON.stringify([
+    terms.sort(),
+    index.lengths[slot],
+    index.times[slot],
+    index.tagLists[index.tagOf[slot]!],
+    index.asks[slot],
+    thread,
+  ])
+}
+
+function differs(a: IndexedFact, b: IndexedFact): boolean {
+  return (
+    a.content !== b.content ||
+    a.created_at !== b.created_at ||
+    a.thread !== b.thread ||
+    JSON.stringify(a.tags) !== JSON.stringify(b.tags)
+  )
+}
+
+/** The index made anew from every fact segment, saved under the keys the segments had before they were read. */
+function rebuild(dir: string): string {
+  const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
+  const segments = new CachedSegments(files).currentKeys(readRevision(dir))
+  const where = new Map<string, {segment: string; text: string}>()
+  const index = new FactIndex()
+  for (const {name} of segments) {
+    for (const fact of files.read(name).records) {
+      if (!isLive(fact)) continue
+      index.add(fact)
+      where.set(fact.id, {segment: name, text: JSON.stringify(fact)})
+    }
+  }
+  // Gone first: should saving fail (a full disk), searches rebuild it rather than trust the old one.
+  rmSync(searchCachePath(dir), {force: true})
+  saveIndex(dir, index, {segments, locate: (id) => where.get(id)})
+  return `rebuilt the search index from ${index.size} live fact${index.size === 1 ? '' : 's'}`
+}

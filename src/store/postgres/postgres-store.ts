@@ -1,0 +1,636 @@
+import {createHash} from 'node:crypto'
+
+import pg from 'pg'
+import * as v from 'valibot'
+
+import {MemError} from '../../errors.js'
+import type {FactIndex, Hit} from '../../search/fact-index.js'
+import {guarded, normalizedContent} from '../duplicates.js'
+import {idAfter} from '../ids.js'
+import {CheckpointRecord, FactRecord, isLive} from '../records.js'
+import {loadFactIndex, type FactIndexType} from '../search-cache.js'
+import type {
+  AddedFact,
+  AddOptions,
+  ImportBatch,
+  ImportResult,
+  NewCheckpoint,
+  NewFact,
+  ScoredFact,
+  SearchQuery,
+  Store,
+} from '../store.js'
+import {databaseError, type Outcome} from './db-errors.js'
+import {migrate, type MigrateResult} from './migrate.js'
+import {poolConfig} from './pool-config.js'
+import {redactUrl, urlPassword} from './url.js'
+
+type Client = pg.PoolClient
+
+/**
+ * The memory a server spends on warm search indexes, as the file store's cache budget: past it
+ * the least recently searched agents are dropped and loaded again from the database when next
+ * searched. The agent being searched is never dropped.
+ */
+const CACHE_BUDGET_BYTES = 64 * 1024 * 1024
+/** A warm agent whatever it holds: the index's first typed arrays and bookkeeping. */
+const AGENT_COST_BYTES = 64 * 1024
+/** Each live fact in the index (no record is kept: hits are read from the database). */
+const WARM_FACT_BYTES = 1000
+
+/** Rows per INSERT of an import: bounded statements, linear in the batch. */
+const INSERT_CHUNK = 1000
+
+/** One agent's search index, as of the agent's revision `revision`. */
+interface WarmIndex {
+  index: FactIndex
+  revision: number
+}
+
+interface AgentRow {
+  revision: string
+  fact_seq: string
+  checkpoint_seq: string
+  last_fact_id: string | null
+  last_checkpoint_id: string | null
+}
+
+/**
+ * mem on PostgreSQL: the same operations, records and errors as the file store, for several
+ * servers sharing one database (docs/team.md). Every change of an agent is one transaction that
+ * first locks the agent's row, so the changes of one agent never interleave, on one server or
+ * many; the row's `revision` counts them, and each server's search index follows it (ADR 0006).
+ */
+export class PostgresStore implements Store {
+  private readonly warm = new Map<string, WarmIndex>()
+  private readonly where: string
+  private readonly secrets: (string | undefined)[]
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    url: string,
+  ) {
+    this.where = redactUrl(url)
+    this.secrets = [urlPassword(url), process.env.PGPASSWORD]
+  }
+
+  /**
+   * Connects and brings the schema up to date (under the schema lock, see migrate.ts), unless
+   * `migrate` is false (mem db migrate runs it itself, to report what it applied).
+   */
+  static async open(url: string, options: {shortLived?: boolean; migrate?: boolean} = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool(poolConfig(url, options))
+    // An idle connection the server closed (a restart) is dropped by the pool; the next query
+    // opens another. Without a listener the error would end the process.
+    pool.on('error', () => {})
+    const store = new PostgresStore(pool, url)
+    try {
+      if (options.migrate !== false) await store.migrate()
+    } catch (error) {
+      await store.close()
+      throw error
+    }
+    return store
+  }
+
+  async migrate(): Promise<MigrateResult> {
+    try {
+      return await migrate(this.pool)
+    } catch (error) {
+      throw this.failure(error, 'none')
+    }
+  }
+
+  private closed = false
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.warm.clear()
+    await this.pool.end()
+  }
+
+  async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
+    const guard = !options.allowDuplicate && fact.thread === undefined
+    return this.write(agent, async (w) => {
+      if (guard) {
+        const existing = await w.duplicateOf(fact.content)
+        if (existing) return {...existing, duplicate: true as const}
+      }
+      const record: FactRecord = {
+        id: w.nextFactId(),
+        content: fact.content,
+        tags: fact.tags,
+        created_at: now(),
+        ...threadOf(fact),
+      }
+      await w.insertFacts([record])
+      return record
+    })
+  }
+
+  async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+    const FactIndex = await loadFactIndex()
+    const options = {
+      limit: query.limit,
+      tags: query.tags,
+      since: query.since,
+      until: query.until,
+      partial: query.partial,
+    }
+    for (;;) {
+      const hits = await this.snapshot(async (client) => {
+        const {rows} = await client.query<{revision: string}>('SELECT revision FROM mem_agents WHERE agent = $1', [
+          agent,
+        ])
+        // An agent nobody wrote to has nothing to find.
+        if (rows[0] === undefined) return []
+        const warm = await this.indexAt(client, agent, Number(rows[0].revision), FactIndex)
+        // Another search of this process moved the index past this snapshot: take a newer one.
+        if (warm === undefined) return undefined
+        const found = warm.index.search(query.text, options)
+        if (found.length === 0) return []
+        const records = await this.factsById(
+          client,
+          agent,
+          found.map((h) => h.id),
+        )
+        return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
+      })
+      if (hits !== undefined) {
+        if (hits.some((h) => h.fact === undefined))
+          throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
+        return hits
+      }
+    }
+  }
+
+  async getFact(agent: string, id: string): Promise<FactRecord> {
+    const {rows} = await this.query<{record: unknown}>('SELECT record FROM mem_facts WHERE agent = $1 AND id = $2', [
+      agent,
+      id,
+    ])
+    if (rows[0] === undefined) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
+    return decodeFact(agent, id, rows[0].record)
+  }
+
+  async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
+    return this.write(agent, async (w) => {
+      const current = await this.factsById(w.client, agent, ids)
+      for (const id of ids) liveFact(agent, id, current.get(id))
+      const time = now()
+      const record: FactRecord = {
+        id: w.nextFactId(),
+        content: next.content,
+        tags: next.tags,
+        created_at: time,
+        ...threadOf(next),
+        supersedes: ids,
+        ...(next.reason ? {reason: next.reason} : {}),
+      }
+      await w.insertFacts([record])
+      for (const id of new Set(ids))
+        await w.replaceFact({...current.get(id)!, superseded_by: record.id, superseded_at: time})
+      return record
+    })
+  }
+
+  async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
+    return this.write(agent, async (w) => {
+      const fact = liveFact(agent, id, (await this.factsById(w.client, agent, [id])).get(id))
+      const marked: FactRecord = {...fact, deleted_at: now(), ...(reason ? {reason} : {})}
+      await w.replaceFact(marked)
+      return marked
+    })
+  }
+
+  async listFacts(agent: string): Promise<FactRecord[]> {
+    const {rows} = await this.query<{id: string; record: unknown}>(
+      'SELECT id, record FROM mem_facts WHERE agent = $1 ORDER BY seq',
+      [agent],
+    )
+    return rows.map((r) => decodeFact(agent, r.id, r.record))
+  }
+
+  async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
+    return this.write(agent, async (w) => {
+      const record: CheckpointRecord = {
+        id: w.nextCheckpointId(),
+        created_at: now(),
+        ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}),
+        state: checkpoint.state,
+        ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages}),
+      }
+      await w.insertCheckpoints([record])
+      return record
+    })
+  }
+
+  async getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord> {
+    // The largest id when none is named: ids follow the order of saves, and an imported
+    // checkpoint keeps the id of when it was first saved (as in the file store).
+    const {rows} =
+      id === undefined
+        ? await this.query<{id: string; record: unknown}>(
+            'SELECT id, record FROM mem_checkpoints WHERE agent = $1 ORDER BY id DESC LIMIT 1',
+            [agent],
+          )
+        : await this.query<{id: string; record: unknown}>(
+            'SELECT id, record FROM mem_checkpoints WHERE agent = $1 AND id = $2',
+            [agent, id],
+          )
+    const row = rows[0]
+    if (row === undefined)
+      throw new MemError(
+        'no_checkpoint',
+        id === undefined
+          ? `No checkpoint found for agent "${agent}".`
+          : `No checkpoint "${id}" found for agent "${agent}".`,
+      )
+    return decodeCheckpoint(agent, row.id, row.record)
+  }
+
+  async listCheckpoints(agent: string): Promise<CheckpointRecord[]> {
+    const {rows} = await this.query<{id: string; record: unknown}>(
+      'SELECT id, record FROM mem_checkpoints WHERE agent = $1 ORDER BY seq',
+      [agent],
+    )
+    return rows.map((r) => decodeCheckpoint(agent, r.id, r.record))
+  }
+
+  async listAgents(): Promise<string[]> {
+    const {rows} = await this.query<{agent: string}>(
+      `SELECT agent FROM mem_agents a
+        WHERE EXISTS (SELECT 1 FROM mem_facts f WHERE f.agent = a.agent)
+           OR EXISTS (SELECT 1 FROM mem_checkpoints c WHERE c.agent = a.agent)
+        ORDER BY agent`,
+    )
+    return rows.map((r) => r.agent)
+  }
+
+  async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
+    return this.write(agent, async (w) => {
+      const knownFacts = await this.existing(w.client, 'mem_facts', agent, batch.facts)
+      const knownCheckpoints = await this.existing(w.client, 'mem_checkpoints', agent, batch.checkpoints)
+      const facts = newById(batch.facts, (id) => knownFacts.has(id))
+      const checkpoints = newById(batch.checkpoints, (id) => knownCheckpoints.has(id))
+      // New facts are stored before old ones are marked, as in supersede.
+      for (let i = 0; i < facts.length; i += INSERT_CHUNK) await w.insertFacts(facts.slice(i, i + INSERT_CHUNK))
+      for (let i = 0; i < checkpoints.length; i += INSERT_CHUNK)
+        await w.insertCheckpoints(checkpoints.slice(i, i + INSERT_CHUNK))
+      // The last mark given for an id wins; ids come back in the order first given.
+      const patches = new Map<string, Partial<FactRecord>>()
+      for (const {id, patch} of batch.marks ?? []) patches.set(id, patch)
+      const marked: string[] = []
+      if (patches.size > 0) {
+        const current = await this.factsById(w.client, agent, [...patches.keys()])
+        for (const [id, patch] of patches) {
+          const fact = current.get(id)
+          if (!fact || !isLive(fact)) continue
+          await w.replaceFact({...fact, ...patch})
+          marked.push(id)
+        }
+      }
+      return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
+    })
+  }
+
+  /** How many agents this process keeps warm, and their estimated cost in bytes (for tests and diagnostics). */
+  cacheUse(): {agents: number; bytes: number} {
+    let bytes = 0
+    for (const w of this.warm.values()) bytes += warmCost(w)
+    return {agents: this.warm.size, bytes}
+  }
+
+  /**
+   * The agent's index brought to `revision`: loaded whole when this process holds none, else
+   * moved by the rows changed since the revision it was at. Undefined when the index is
+   * already past `revision` (the caller's snapshot is older than another search's).
+   */
+  private async indexAt(
+    client: Client,
+    agent: string,
+    revision: number,
+    FactIndex: FactIndexType,
+  ): Promise<WarmIndex | undefined> {
+    let warm = this.warm.get(agent)
+    if (warm === undefined || warm.revision > revision) {
+      if (warm !== undefined) return undefined
+      const {rows} = await client.query<{id: string; record: unknown}>(
+        'SELECT id, record FROM mem_facts WHERE agent = $1 AND live ORDER BY seq',
+        [agent],
+      )
+      const index = new FactIndex()
+      for (const row of rows) index.add(decodeFact(agent, row.id, row.record))
+      // A search of this process may have loaded or moved one meanwhile; the newer one stays.
+      const meanwhile = this.warm.get(agent)
+      if (meanwhile !== undefined && meanwhile.revision > revision) return undefined
+      warm = meanwhile !== undefined && meanwhile.revision === revision ? meanwhile : {index, revision}
+    } else if (warm.revision < revision) {
+      const since = warm.revision
+      const {rows} = await client.query<{id: string; live: boolean; record: unknown}>(
+        'SELECT id, live, CASE WHEN live THEN record END AS record FROM mem_facts WHERE agent = $1 AND changed > $2 ORDER BY seq',
+        [agent, since],
+      )
+      // Read in the same snapshot as `revision`: the rows' state is the state at `revision`,
+      // so applying them is right even if another search moved the index part way meanwhile.
+      if (warm.revision > revision) return undefined
+      if (warm.revision < revision) {
+        for (const row of rows) {
+          if (!row.live) warm.index.remove(row.id)
+          else if (!warm.index.has(row.id)) warm.index.add(decodeFact(agent, row.id, row.record))
+        }
+        warm.revision = revision
+      }
+    }
+    this.warm.delete(agent)
+    this.warm.set(agent, warm)
+    this.evict(warm)
+    return warm
+  }
+
+  private evict(keep: WarmIndex): void {
+    let total = 0
+    for (const w of this.warm.values()) total += warmCost(w)
+    for (const [name, w] of this.warm) {
+      if (total <= CACHE_BUDGET_BYTES) break
+      if (w === keep) continue
+      total -= warmCost(w)
+      this.warm.delete(name)
+    }
+  }
+
+  private async factsById(client: Client, agent: string, ids: readonly string[]): Promise<Map<string, FactRecord>> {
+    const {rows} = await client.query<{id: string; record: unknown}>(
+      'SELECT id, record FROM mem_facts WHERE agent = $1 AND id = ANY($2::text[])',
+      [agent, [...new Set(ids)]],
+    )
+    return new Map(rows.map((r) => [r.id, decodeFact(agent, r.id, r.record)]))
+  }
+
+  private async existing(
+    client: Client,
+    table: 'mem_facts' | 'mem_checkpoints',
+    agent: string,
+    records: readonly {id: string}[],
+  ): Promise<Set<string>> {
+    if (records.length === 0) return new Set()
+    const {rows} = await client.query<{id: string}>(
+      `SELECT id FROM ${table} WHERE agent = $1 AND id = ANY($2::text[])`,
+      [agent, records.map((r) => r.id)],
+    )
+    return new Set(rows.map((r) => r.id))
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values)
+    } catch (error) {
+      throw this.failure(error, 'read')
+    }
+  }
+
+  /** A read in one snapshot (REPEATABLE READ): what a search reads all comes from one moment. */
+  private async snapshot<T>(read: (client: Client) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', read, true)
+  }
+
+  /** A change of one agent: one transaction holding the agent's row lock from its first statement. */
+  private async write<T>(agent: string, change: (w: AgentWriter) => Promise<T>): Promise<T> {
+    return this.transaction(
+      'BEGIN',
+      async (client) => {
+        // Creates the agent's row if it is new and locks it either way, in one statement.
+        const {rows} = await client.query<AgentRow>(
+          `INSERT INTO mem_agents AS a (agent) VALUES ($1)
+             ON CONFLICT (agent) DO UPDATE SET revision = a.revision
+             RETURNING revision, fact_seq, checkpoint_seq, last_fact_id, last_checkpoint_id`,
+          [agent],
+        )
+        const w = new AgentWriter(client, agent, rows[0]!)
+        const result = await change(w)
+        await w.finish()
+        return result
+      },
+      false,
+    )
+  }
+
+  private async transaction<T>(begin: string, work: (client: Client) => Promise<T>, readOnly: boolean): Promise<T> {
+    let client: Client
+    try {
+      client = await this.pool.connect()
+    } catch (error) {
+      throw this.failure(error, readOnly ? 'read' : 'nothing saved')
+    }
+    let committing = false
+    let broken = false
+    try {
+      await client.query(begin)
+      const result = await work(client)
+      committing = true
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true
+      })
+      // A COMMIT the server answered with an error saved nothing; one whose answer never came may have.
+      const lost = committing && !answeredByServer(error)
+      throw this.failure(error, readOnly ? 'read' : lost ? 'unknown' : 'nothing saved')
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  private failure(error: unknown, outcome: Outcome): MemError {
+    return databaseError(error, this.where, this.secrets, outcome)
+  }
+}
+
+/**
+ * The statements of one change, under the agent's row lock. Ids and positions are taken from
+ * the locked row, so they are the agent's own sequence on every server.
+ */
+class AgentWriter {
+  private changed = false
+  private readonly revision: number
+  private factSeq: number
+  private checkpointSeq: number
+  private lastFactId: string | undefined
+  private lastCheckpointId: string | undefined
+
+  constructor(
+    readonly client: Client,
+    readonly agent: string,
+    row: AgentRow,
+  ) {
+    this.revision = Number(row.revision) + 1
+    this.factSeq = Number(row.fact_seq)
+    this.checkpointSeq = Number(row.checkpoint_seq)
+    this.lastFactId = row.last_fact_id ?? undefined
+    this.lastCheckpointId = row.last_checkpoint_id ?? undefined
+  }
+
+  nextFactId(): string {
+    return idAfter(this.lastFactId)
+  }
+
+  nextCheckpointId(): string {
+    return idAfter(this.lastCheckpointId)
+  }
+
+  /** The first stored live standalone fact that says `content` (compared as the file store compares it). */
+  async duplicateOf(content: string): Promise<FactRecord | undefined> {
+    const {rows} = await this.client.query<{id: string; record: unknown}>(
+      'SELECT id, record FROM mem_facts WHERE agent = $1 AND dup_key = $2 ORDER BY seq',
+      [this.agent, duplicateKey(content)],
+    )
+    const wanted = normalizedContent(content)
+    for (const row of rows) {
+      const fact = decodeFact(this.agent, row.id, row.record)
+      if (guarded(fact) && normalizedContent(fact.content) === wanted) return fact
+    }
+    return undefined
+  }
+
+  async insertFacts(records: readonly FactRecord[]): Promise<void> {
+    if (records.length === 0) return
+    await this.client.query(
+      `INSERT INTO mem_facts (agent, id, seq, changed, live, dup_key, record)
+       SELECT $1, id, seq, $2, live, dup_key, record::json
+         FROM unnest($3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::text[]) AS r (id, seq, live, dup_key, record)`,
+      [
+        this.agent,
+        this.revision,
+        records.map((r) => r.id),
+        records.map(() => ++this.factSeq),
+        records.map(isLive),
+        records.map((r) => (guarded(r) ? duplicateKey(r.content) : null)),
+        records.map((r) => JSON.stringify(r)),
+      ],
+    )
+    for (const r of records) if (this.lastFactId === undefined || r.id > this.lastFactId) this.lastFactId = r.id
+    this.changed = true
+  }
+
+  /** Writes a fact's new history marks (the fact's content never changes under its id). */
+  async replaceFact(record: FactRecord): Promise<void> {
+    await this.client.query(
+      'UPDATE mem_facts SET record = $3::json, live = $4, dup_key = $5, changed = $6 WHERE agent = $1 AND id = $2',
+      [
+        this.agent,
+        record.id,
+        JSON.stringify(record),
+        isLive(record),
+        guarded(record) ? duplicateKey(record.content) : null,
+        this.revision,
+      ],
+    )
+    this.changed = true
+  }
+
+  async insertCheckpoints(records: readonly CheckpointRecord[]): Promise<void> {
+    if (records.length === 0) return
+    await this.client.query(
+      `INSERT INTO mem_checkpoints (agent, id, seq, record)
+       SELECT $1, id, seq, record::json FROM unnest($2::text[], $3::bigint[], $4::text[]) AS r (id, seq, record)`,
+      [
+        this.agent,
+        records.map((r) => r.id),
+        records.map(() => ++this.checkpointSeq),
+        records.map((r) => JSON.stringify(r)),
+      ],
+    )
+    for (const r of records)
+      if (this.lastCheckpointId === undefined || r.id > this.lastCheckpointId) this.lastCheckpointId = r.id
+    this.changed = true
+  }
+
+  /** Moves the agent's revision once for the whole change, with its new positions and last ids. */
+  async finish(): Promise<void> {
+    if (!this.changed) return
+    await this.client.query(
+      `UPDATE mem_agents SET revision = $2, fact_seq = $3, checkpoint_seq = $4, last_fact_id = $5, last_checkpoint_id = $6
+        WHERE agent = $1`,
+      [
+        this.agent,
+        this.revision,
+        this.factSeq,
+        this.checkpointSeq,
+        this.lastFactId ?? null,
+        this.lastCheckpointId ?? null,
+      ],
+    )
+  }
+}
+
+/** What the duplicate guard looks facts up by: a digest, so the index stays small whatever the fact's length. */
+function duplicateKey(content: string): string {
+  return createHash('sha256').update(normalizedContent(content)).digest('hex')
+}
+
+/** An error the server sent (it has a SQLSTATE), rather than a connection that broke. */
+function answeredByServer(error: unknown): boolean {
+  const {code, syscall} = error as {code?: unknown; syscall?: unknown}
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && syscall === undefined
+}
+
+function warmCost(w: WarmIndex): number {
+  return AGENT_COST_BYTES + w.index.size * WARM_FACT_BYTES
+}
+
+/** A stored record that does not decode is an error, never skipped (as a file that does not parse). */
+function decodeFact(agent: string, id: string, record: unknown): FactRecord {
+  const parsed = v.safeParse(FactRecord, record)
+  if (!parsed.success || parsed.output.id !== id)
+    throw new MemError(
+      'corrupt_file',
+      `fact ${id} of agent "${agent}" in the database is not a fact record mem can read; it was left untouched ("mem doctor" does not repair the database: restore the row from a backup)`,
+    )
+  return parsed.output
+}
+
+function decodeCheckpoint(agent: string, id: string, record: unknown): CheckpointRecord {
+  const parsed = v.safeParse(CheckpointRecord, record)
+  if (!parsed.success || parsed.output.id !== id)
+    throw new MemError(
+      'corrupt_file',
+      `checkpoint ${id} of agent "${agent}" in the database is not a checkpoint record mem can read; it was left untouched (restore the row from a backup)`,
+    )
+  return parsed.output
+}
+
+/** The fact, if it is live; the file store's errors word for word otherwise. */
+function liveFact(agent: string, id: string, fact: FactRecord | undefined): FactRecord {
+  if (!fact) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
+  if (fact.deleted_at !== undefined)
+    throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was deleted at ${fact.deleted_at}.`)
+  if (fact.superseded_by !== undefined)
+    throw new MemError(
+      'not_found',
+      `Fact "${id}" of agent "${agent}" was replaced by "${fact.superseded_by}" at ${fact.superseded_at}; use that id instead.`,
+    )
+  return fact
+}
+
+function contextOf(hit: Hit): {contextFor?: string} {
+  return hit.contextFor === undefined ? {} : {contextFor: hit.contextFor}
+}
+
+function threadOf(fact: NewFact): {thread?: string} {
+  return fact.thread === undefined ? {} : {thread: fact.thread}
+}
+
+function now(): string {
+  return new Date().toISOString()
+}
+
+function newById<T extends {id: string}>(records: T[], known: (id: string) => boolean): T[] {
+  const seen = new Set<string>()
+  return records.filter((r) => {
+    if (known(r.id) || seen.has(r.id)) return false
+    seen.add(r.id)
+    return true
+  })
+}

@@ -1,0 +1,51 @@
+import {MemError} from '../../errors.js'
+
+/**
+ * What MEM_STORE may say. Only a PostgreSQL URL selects another store; anything else is refused
+ * rather than quietly falling back to the files, which would split one memory in two.
+ *
+ * Nothing here imports `pg`: choosing the store must cost the file store's commands nothing.
+ */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value)
+}
+
+/**
+ * The URL checked for what selects PostgreSQL, or a clear error that does not repeat it (it may
+ * hold a password). The rest is node-postgres's to read when it connects: it takes more forms
+ * than a WHATWG URL does (postgres://user:password@/db?host=/run/postgresql, say).
+ */
+export function checkPostgresUrl(value: string): string {
+  if (!isPostgresUrl(value))
+    throw new MemError(
+      'invalid_input',
+      'MEM_STORE must be a PostgreSQL URL (postgres://user@host/database) or unset for the files under MEM_HOME; its value was left out of this message, as it may hold a password',
+    )
+  return value
+}
+
+const USER_PASSWORD = /^(postgres(?:ql)?:\/\/[^:@/?#]*:)([^/?#]*)(@)/i
+const PASSWORD_PARAM = /([?&]password=)([^&#]*)/gi
+
+/** The URL with its password (in the user part or a `password` parameter) replaced, for messages. */
+export function redactUrl(value: string): string {
+  return value.replace(USER_PASSWORD, '$1***$3').replace(PASSWORD_PARAM, '$1***')
+}
+
+/** The password the URL itself carries, if any, so it can be scrubbed from any message that might echo it. */
+export function urlPassword(value: string): string | undefined {
+  const found = USER_PASSWORD.exec(value)?.[2] ?? new RegExp(PASSWORD_PARAM.source, 'i').exec(value)?.[2]
+  if (found === undefined || found === '') return undefined
+  try {
+    return decodeURIComponent(found)
+  } catch {
+    return found
+  }
+}
+
+/** `text` with every secret in `secrets` (the URL's password, PGPASSWORD) replaced. */
+export function scrub(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text
+  for (const secret of secrets) if (secret !== undefined && secret.length > 0) out = out.split(secret).join('***')
+  return out
+}
