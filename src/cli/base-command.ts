@@ -2,14 +2,14 @@ import {Command, Errors, type Interfaces} from '@oclif/core'
 import type * as v from 'valibot'
 
 import {MemError} from '../errors.js'
-import type {UnreadableAgent} from '../ops/each-agent.js'
+import type {TransferContext} from '../transfer/progress.js'
 import {runOperation, type Operation, type OperationContext} from '../ops/index.js'
 import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
 import {fieldWordsOf, type FieldWords} from './cli-words.js'
 import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
 import {hintUnknownAgent, namedAgent} from './unknown-agent.js'
-import {printLine, printOutcome, printText, reportFailure, reportUnreadable} from './output.js'
+import {printLine, printOutcome, printText, reportFailure} from './output.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
 
@@ -113,13 +113,26 @@ export abstract class MemCommand extends Command {
     return this.runOp(spec.operation, await spec.input(wordsOf(raw), values), values.agent as string | undefined)
   }
 
-  /** JSON under --json, exactly; anything else is text of mem's own, inert at a terminal. */
-  /** After a result that had to leave agents out, names them on stderr and ends non-zero. */
-  protected exitIfLeftOut(unreadable: readonly UnreadableAgent[]): void {
-    const code = reportUnreadable(unreadable)
-    if (code !== 0) this.exit(code)
+  /**
+   * Runs an operation that tells how far it got: a progress bar on stderr for a person at a
+   * terminal (never under --json, nor when `bar` is false), gone before the result is printed.
+   */
+  protected async runWithProgress<I extends v.GenericSchema, O extends v.GenericSchema, C extends TransferContext>(
+    op: Operation<I, O, C>,
+    ctx: C,
+    input: Record<string, unknown>,
+    bar = true,
+  ): Promise<v.InferOutput<O>> {
+    const {progressBar} = await import('../transfer/progress-bar.js')
+    const progress = progressBar(bar && !this.jsonMode)
+    try {
+      return await this.runIn(op, {...ctx, onProgress: progress.onProgress}, input, progress.stop)
+    } finally {
+      progress.stop()
+    }
   }
 
+  /** JSON under --json, exactly; anything else is text of mem's own, inert at a terminal. */
   protected print(text: string): void {
     if (this.jsonMode) printLine(text)
     else printText(text)

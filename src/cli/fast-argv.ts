@@ -10,7 +10,8 @@ export interface FastArgv<S extends FlagSpecs> {
  * oclif's parser gives, for a deliberately small grammar: `--name`, `--name=value`, `-c`,
  * `-c value`, repeated `multiple` flags, integers written as /^-?\d+$/, and plain words. It
  * returns undefined for everything else (`--`, help and version flags, unknown or combined
- * flags, a flag given twice, a missing value or one starting with "-", a bad integer, any word
+ * flags, a flag given twice, a missing value or one starting with "-", a bad integer, a value
+ * not among a flag's options, a required flag left out, flags that exclude each other, any word
  * starting with "-", words for a command that takes none), and the full oclif run then answers, with its own errors and help.
  *
  * A `multiple` flag takes one value per use (`--tag a --tag b`), as oclif does with
@@ -43,6 +44,8 @@ export function parseFastArgv<S extends FlagSpecs>(
     if (spec.kind === 'integer') {
       if (!/^-?\d+$/.test(value)) return undefined
       flags[name] = Number.parseInt(value, 10)
+    } else if (spec.options && !spec.options.includes(value)) {
+      return undefined
     } else if (spec.multiple) {
       const values = (flags[name] as string[] | undefined) ?? []
       values.push(value)
@@ -52,6 +55,10 @@ export function parseFastArgv<S extends FlagSpecs>(
     }
   }
   if (!takesWords && words.length > 0) return undefined
+  for (const [name, spec] of Object.entries(specs)) {
+    if (spec.required && !Object.hasOwn(flags, name)) return undefined
+    if (Object.hasOwn(flags, name) && spec.exclusive?.some((other) => Object.hasOwn(flags, other))) return undefined
+  }
   for (const [name, spec] of Object.entries(specs))
     if (!Object.hasOwn(flags, name) && spec.default !== undefined) flags[name] = spec.default
   return {words, flags: flags as FlagValues<S>}

@@ -16,6 +16,11 @@ export interface FlagSpec {
   readonly helpGroup?: string
   /** The operation input field(s) the flag fills, when not its own name with dashes as underscores; errors name the flag instead. */
   readonly field?: string | readonly string[]
+  /** Only for string flags: the values allowed (oclif checks them and lists them in help). */
+  readonly options?: readonly string[]
+  readonly required?: boolean
+  /** Flags that cannot be given with this one. */
+  readonly exclusive?: readonly string[]
 }
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>
@@ -40,6 +45,7 @@ export const jsonFlag = {
   },
 } as const satisfies FlagSpecs
 
+/** `--agent`, defined once: every command that takes an agent spells it this way (`agentFlagFor` words it for one command). */
 export const agentFlag = {
   agent: {
     kind: 'string',
@@ -49,6 +55,29 @@ export const agentFlag = {
     field: 'agent_id',
   },
 } as const satisfies FlagSpecs
+
+type AgentFlag = (typeof agentFlag)['agent']
+
+/**
+ * `--agent` as one command means it ("the agent the server uses when a call names none"), with
+ * anything more it needs there (`exclusive`, or `multiple` for a list of patterns); name, letter,
+ * value and the field it fills stay those of `agentFlag`.
+ */
+export function agentFlagFor<const M extends Partial<FlagSpec> = Record<never, never>>(
+  description: string,
+  more?: M,
+): {agent: Omit<AgentFlag, 'description' | keyof M> & {description: string} & M} {
+  return {
+    agent: {...agentFlag.agent, description, ...more} as Omit<AgentFlag, 'description' | keyof M> & {
+      description: string
+    } & M,
+  }
+}
+
+/** `--dry-run`: work out and show what would change, change nothing. */
+export function dryRunFlag(description: string) {
+  return {'dry-run': {kind: 'boolean', description}} as const satisfies FlagSpecs
+}
 
 /**
  * A command that is one operation call: its flags, and how its words and flags become the

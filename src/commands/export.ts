@@ -1,12 +1,8 @@
-import {resolve} from 'node:path'
-
-import {Flags} from '@oclif/core'
-
 import {MemCommand} from '../cli/base-command.js'
-import {exportProse, planExport} from '../transfer/export.js'
+import {agentFlagFor} from '../cli/flag-spec.js'
+import {oclifFlags} from '../cli/oclif-flags.js'
+import {memExport} from '../transfer/export.js'
 import {writeLinesToStdout} from '../transfer/line-output.js'
-import {writeLinesToPath} from '../transfer/output-file.js'
-import {progressBar} from '../transfer/progress-bar.js'
 
 export default class Export extends MemCommand {
   static override summary = 'Write facts (with their history) and checkpoints as JSON Lines.'
@@ -20,47 +16,24 @@ export default class Export extends MemCommand {
     '<%= config.bin %> export --all -o backup.jsonl --json | jq .facts',
     '<%= config.bin %> export | jq -c \'select(.type == "fact" and .deleted_at == null)\'',
   ]
-  static override flags = {
-    agent: Flags.string({
-      char: 'a',
-      description: 'Agent to export [default: $MEM_AGENT, else "default"].',
-      helpValue: 'ID',
-      exclusive: ['all'],
-    }),
-    all: Flags.boolean({description: 'Export every agent in the store.', exclusive: ['agent']}),
-    output: Flags.string({
+  static override flags = oclifFlags({
+    ...agentFlagFor('Agent to export [default: $MEM_AGENT, else "default"].', {exclusive: ['all']}),
+    all: {kind: 'boolean', description: 'Export every agent in the store.', exclusive: ['agent']},
+    output: {
+      kind: 'string',
       char: 'o',
       description:
         'Write to this file instead of stdout: a regular file is replaced whole (created 0600), a device or FIFO is written in place, a symbolic link to a file is refused; "-" is stdout.',
       helpValue: 'FILE',
-    }),
-  }
+    },
+  })
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Export)
-    const plan = await planExport(
-      this.context(flags.agent),
-      {agent_id: flags.agent, all: flags.all},
-      this.config.version,
-    )
+    const file = flags.output === '-' ? undefined : flags.output
+    const ctx = {...this.context(flags.agent), memVersion: this.config.version, stdout: writeLinesToStdout}
     // Lines printed to a terminal and a bar on the same screen would garble each other.
-    const output = flags.output === '-' ? undefined : flags.output
-    const bar = progressBar(!this.jsonMode && (output !== undefined || !process.stdout.isTTY))
-    try {
-      if (output === undefined) {
-        await writeLinesToStdout(plan.lines(), plan.total, bar.onProgress)
-        this.exitIfLeftOut(plan.summary.missing)
-        return plan.summary
-      }
-      const file = resolve(output)
-      writeLinesToPath(file, plan.lines(), plan.total, bar.onProgress)
-      bar.stop()
-      const summary = {...plan.summary, file}
-      this.print(this.jsonMode ? JSON.stringify(summary) : exportProse(summary))
-      this.exitIfLeftOut(summary.missing)
-      return summary
-    } finally {
-      bar.stop()
-    }
+    const bar = file !== undefined || !process.stdout.isTTY
+    return this.runWithProgress(memExport, ctx, {agent_id: flags.agent, all: flags.all, file}, bar)
   }
 }

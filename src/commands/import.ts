@@ -1,10 +1,11 @@
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 
 import {MemCommand} from '../cli/base-command.js'
+import {agentFlagFor, dryRunFlag} from '../cli/flag-spec.js'
 import {readStdin, readTextFile} from '../cli/input.js'
+import {oclifFlags} from '../cli/oclif-flags.js'
 import {MemError} from '../errors.js'
-import {importProse, importRecords} from '../transfer/import.js'
-import {progressBar} from '../transfer/progress-bar.js'
+import {memImport} from '../transfer/import.js'
 
 export default class Import extends MemCommand {
   static override summary = 'Add facts and checkpoints from a JSON Lines file.'
@@ -26,36 +27,27 @@ export default class Import extends MemCommand {
   static override args = {
     file: Args.string({description: 'The file to read, or - for stdin.', required: true}),
   }
-  static override flags = {
-    agent: Flags.string({
-      char: 'a',
-      description:
-        'Put every record into this agent (memory-server lines and turns that name none: [default: $MEM_AGENT, else "default"]).',
-      helpValue: 'ID',
-    }),
-    'dry-run': Flags.boolean({description: 'Check and report what would be imported; change nothing.'}),
-    'skip-invalid': Flags.boolean({
+  static override flags = oclifFlags({
+    ...agentFlagFor(
+      'Put every record into this agent (memory-server lines and turns that name none: [default: $MEM_AGENT, else "default"]).',
+    ),
+    ...dryRunFlag('Check and report what would be imported; change nothing.'),
+    'skip-invalid': {
+      kind: 'boolean',
       description: 'Import the valid lines even if some are rejected (they are still reported).',
-    }),
-  }
+    },
+  })
 
   async run(): Promise<unknown> {
     const {args, flags} = await this.parse(Import)
     const text = args.file === '-' ? await readStdin() : readTextFile(args.file, 'the import')
     if (text === undefined)
       throw new MemError('invalid_input', 'no input on stdin: pipe a file into "mem import -" or give a file name')
-    const bar = progressBar(!this.jsonMode)
-    try {
-      const report = await importRecords(
-        this.context(flags.agent),
-        {text, agent_id: flags.agent, dry_run: flags['dry-run'], skip_invalid: flags['skip-invalid']},
-        bar.onProgress,
-      )
-      bar.stop()
-      this.print(this.jsonMode ? JSON.stringify(report) : importProse(report))
-      return report
-    } finally {
-      bar.stop()
-    }
+    return this.runWithProgress(memImport, this.context(flags.agent), {
+      text,
+      agent_id: flags.agent,
+      dry_run: flags['dry-run'],
+      skip_invalid: flags['skip-invalid'],
+    })
   }
 }

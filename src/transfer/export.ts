@@ -1,17 +1,23 @@
+import {resolve} from 'node:path'
+
 import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
 import {readEachAgent, UnreadableAgent} from '../ops/each-agent.js'
-import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
+import {defineOperation, resolveAgent, type OperationContext} from '../ops/operation.js'
 import type {CheckpointRecord, FactRecord} from '../store/store.js'
 import {EXPORT_FORMAT, EXPORT_VERSION, checkpointLine, exportJson, factLine, headerLine} from './export-format.js'
+import {writeLinesToPath} from './output-file.js'
+import type {OnProgress, TransferContext} from './progress.js'
 import {plural} from './words.js'
 
 export const ExportInput = v.strictObject({
   agent_id: v.optional(AgentId),
   /** Every agent in the store instead of one. */
   all: v.optional(v.boolean(), false),
+  /** The file to write (src/transfer/output-file.ts says which are written how); absent: the context's stdout. */
+  file: v.optional(v.string()),
 })
 export type ExportInput = v.InferInput<typeof ExportInput>
 
@@ -39,8 +45,11 @@ export interface ExportPlan {
  * `mem export`: reads what is to be written up front (so a progress bar knows the total
  * and the summary is exact), then hands out the lines one at a time.
  */
-export async function planExport(ctx: OperationContext, raw: ExportInput, memVersion: string): Promise<ExportPlan> {
-  const input = parseInput(ExportInput, raw)
+async function planExport(
+  ctx: OperationContext,
+  input: v.InferOutput<typeof ExportInput>,
+  memVersion: string,
+): Promise<ExportPlan> {
   const known = await ctx.store.listAgents()
   let agents: string[]
   if (input.all) agents = known
@@ -85,6 +94,38 @@ export async function planExport(ctx: OperationContext, raw: ExportInput, memVer
     },
   }
 }
+
+/** What an export works on: the store, mem's version for the header line, and where the lines go when no file is named. */
+export type ExportContext = TransferContext & {
+  memVersion: string
+  stdout: (lines: Iterable<string>, total: number, onProgress?: OnProgress) => Promise<void>
+}
+
+/**
+ * `mem export`: the lines go to a file, whose summary is the result, or to stdout, where the
+ * lines are the result and nothing else is printed.
+ */
+export const memExport = defineOperation({
+  tool: 'export',
+  title: 'Export',
+  description: 'Writes the facts (with their history) and checkpoints of one agent or of all, as JSON Lines.',
+  annotations: {readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  input: ExportInput,
+  output: ExportSummary,
+  async handler(ctx: ExportContext, input): Promise<ExportSummary> {
+    const plan = await planExport(ctx, input, ctx.memVersion)
+    if (input.file === undefined) {
+      await ctx.stdout(plan.lines(), plan.total, ctx.onProgress)
+      return plan.summary
+    }
+    const file = resolve(input.file)
+    writeLinesToPath(file, plan.lines(), plan.total, ctx.onProgress)
+    return {...plan.summary, file}
+  },
+  prose: exportProse,
+  leftOut: (summary) => summary.missing,
+  printsNothing: (summary) => summary.file === undefined,
+})
 
 export function exportProse(summary: ExportSummary): string {
   const who =

@@ -4,7 +4,7 @@ import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
-import {parseInput, resolveAgent, type OperationContext} from '../ops/operation.js'
+import {defineOperation, resolveAgent, runOperation, type OperationContext} from '../ops/operation.js'
 import {describeIssue} from '../store/format.js'
 import {newId} from '../store/ids.js'
 import {isLive} from '../store/records.js'
@@ -25,8 +25,9 @@ import {
   toRecord,
 } from './export-format.js'
 import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-server-format.js'
+import {exportedTurns} from './chat-export-format.js'
 import {TRANSCRIPT_FORMAT, TurnLine, turnFact} from './transcript-format.js'
-import type {OnProgress} from './progress.js'
+import type {OnProgress, TransferContext} from './progress.js'
 import {plural} from './words.js'
 
 export const ImportInput = v.strictObject({
@@ -45,7 +46,7 @@ export type LineNote = v.InferOutput<typeof LineNote>
 
 export const ImportReport = v.object({
   dry_run: v.boolean(),
-  /** Which formats the lines were in: "mem.export", "mcp-memory", "transcript". */
+  /** Which formats the lines were in: "mem.export", "mcp-memory", "transcript", or "chatgpt" or "claude" (their conversation exports). */
   formats: v.array(v.string()),
   added: v.object({facts: v.number(), checkpoints: v.number()}),
   agents: v.array(v.object({agent_id: v.string(), facts: v.number(), checkpoints: v.number()})),
@@ -92,12 +93,8 @@ interface Parsed {
  * already present, or wrong; only then (and only if nothing is wrong, unless asked) does
  * it write, one locked write per agent.
  */
-export async function importRecords(
-  ctx: OperationContext,
-  raw: ImportInput,
-  onProgress?: OnProgress,
-): Promise<ImportReport> {
-  const input = parseInput(ImportInput, raw)
+async function importAll(ctx: TransferContext, input: v.InferOutput<typeof ImportInput>): Promise<ImportReport> {
+  const {onProgress} = ctx
   const parsed = parseLines(ctx, input, onProgress)
   const {batches, skipped, rejected} = await plan(ctx, parsed)
   const report: ImportReport = {
@@ -174,8 +171,27 @@ async function writeBatch(
 }
 
 function parseLines(ctx: OperationContext, input: v.InferOutput<typeof ImportInput>, onProgress?: OnProgress): Parsed {
-  const lines = input.text.replace(/^\uFEFF/, '').split('\n')
+  const text = input.text.replace(/^\uFEFF/, '')
   const out: Parsed = {planned: [], rejected: [], formats: new Set()}
+  // ChatGPT's and Claude's exports are one JSON array, not lines: their messages are turns.
+  try {
+    const exported = exportedTurns(text)
+    if (exported) {
+      out.formats.add(exported.format)
+      for (const turn of exported.turns) {
+        try {
+          out.planned.push(turnPlan(ctx, input, 1, turn))
+        } catch (error) {
+          out.rejected.push({line: 1, message: `conversation ${turn.conversation}: ${(error as Error).message}`})
+        }
+      }
+      return out
+    }
+  } catch (error) {
+    out.rejected.push({line: 1, message: (error as Error).message})
+    return out
+  }
+  const lines = text.split('\n')
   const importedAt = Date.now()
   let sawContent = false
   for (const [i, text] of lines.entries()) {
@@ -247,17 +263,8 @@ function parseLine(
         format: EXPORT_FORMAT,
       }
     }
-    case 'turn': {
-      const turn = check(TurnLine, json, 'turn')
-      const fact = turnFact(turn)
-      const agent = input.agent_id ?? turn.agent_id ?? resolveAgent(ctx, undefined)
-      return {
-        planned: [
-          {line, agent, kind: 'fact', record: {id: newId(Date.parse(fact.created_at)), ...fact}, byContent: true},
-        ],
-        format: TRANSCRIPT_FORMAT,
-      }
-    }
+    case 'turn':
+      return {planned: [turnPlan(ctx, input, line, json)], format: TRANSCRIPT_FORMAT}
     case 'entity':
     case 'relation': {
       const facts =
@@ -280,6 +287,19 @@ function parseLine(
         'each line must be a JSON object whose "type" is header, fact or checkpoint (mem export), turn (a conversation transcript), or entity or relation (MCP memory server)',
       )
   }
+}
+
+/** A turn of a transcript, or a message of a chat export, as the fact it becomes. */
+function turnPlan(
+  ctx: OperationContext,
+  input: v.InferOutput<typeof ImportInput>,
+  line: number,
+  json: unknown,
+): Planned {
+  const turn = check(TurnLine, json, 'turn')
+  const fact = turnFact(turn)
+  const agent = input.agent_id ?? turn.agent_id ?? resolveAgent(ctx, undefined)
+  return {line, agent, kind: 'fact', record: {id: newId(Date.parse(fact.created_at)), ...fact}, byContent: true}
 }
 
 function check<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
@@ -428,6 +448,23 @@ function sortById(facts: FactRecord[]): FactRecord[] {
 /** Oldest first, so the newest imported checkpoint is the one `mem resume` finds among them. */
 function sortByTime(checkpoints: CheckpointRecord[]): CheckpointRecord[] {
   return checkpoints.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+}
+
+export const memImport = defineOperation({
+  tool: 'import',
+  title: 'Import',
+  description:
+    'Adds the facts and checkpoints of a mem export, a conversation transcript or an MCP memory server file.',
+  annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false},
+  input: ImportInput,
+  output: ImportReport,
+  handler: importAll,
+  prose: importProse,
+})
+
+/** The import without a command line around it (benchmarks load their sets with it). */
+export function importRecords(ctx: OperationContext, raw: ImportInput, onProgress?: OnProgress): Promise<ImportReport> {
+  return runOperation(memImport, {...ctx, onProgress}, raw)
 }
 
 export function importProse(report: ImportReport): string {

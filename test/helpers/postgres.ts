@@ -1,5 +1,5 @@
 import {execFileSync, spawnSync} from 'node:child_process'
-import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -19,6 +19,17 @@ export function postgresServer(): Promise<string> {
 }
 
 let made = 0
+
+/**
+ * The role that logs in with a password on the cluster these tests start (on a server named by
+ * MEM_TEST_POSTGRES, whatever its pg_hba.conf says).
+ */
+export const PASSWORD_ROLE = 'mem_password_user'
+
+/** The cluster this process started, or undefined when MEM_TEST_POSTGRES names one. */
+export function ownCluster(): boolean {
+  return cluster !== undefined
+}
 
 /** A new, empty database on the test server, as a URL for MEM_STORE. */
 export async function freshDatabase(): Promise<string> {
@@ -45,8 +56,9 @@ export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(
   url: string,
   text: string,
   values: unknown[] = [],
+  options: {password?: string} = {},
 ): Promise<R[]> {
-  const client = new pg.Client({connectionString: url})
+  const client = new pg.Client({connectionString: url, ...options})
   await client.connect()
   try {
     return (await client.query<R>(text, values)).rows
@@ -91,8 +103,13 @@ function startCluster(): string {
   chmodSync(dir, 0o700)
   const data = join(dir, 'data')
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'])
-  // A throwaway cluster: no durability to the disk is needed, and none is waited for.
-  const options = `-c listen_addresses='' -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`
+  // One role must give a password, for the tests of where credentials come from; the rest need none.
+  const hba = join(data, 'pg_hba.conf')
+  writeFileSync(hba, `local all ${PASSWORD_ROLE} scram-sha-256\n${readFileSync(hba, 'utf8')}`)
+  // A throwaway cluster: no flush to the disk is waited for (fsync off), but a commit is
+  // acknowledged only once its WAL is written (synchronous_commit stays on), so an immediate
+  // stop, as a crash of the server, loses nothing acknowledged.
+  const options = `-c listen_addresses='' -k ${dir} -c fsync=off -c full_page_writes=off -c max_connections=200`
   run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
   process.on('exit', () => {
     try {
@@ -115,7 +132,7 @@ let cluster: {dir: string; data: string; run: (tool: string, args: string[]) => 
 export function testCluster(): {stop: () => void; start: () => void} | undefined {
   const c = cluster
   if (!c) return undefined
-  const options = `-c listen_addresses='' -k ${c.dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`
+  const options = `-c listen_addresses='' -k ${c.dir} -c fsync=off -c full_page_writes=off -c max_connections=200`
   return {
     stop: () => c.run('pg_ctl', ['-D', c.data, '-m', 'immediate', 'stop']),
     start: () => c.run('pg_ctl', ['-D', c.data, '-o', options, '-l', join(c.dir, 'log'), '-w', 'start']),

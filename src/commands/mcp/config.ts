@@ -1,11 +1,7 @@
-import {Flags} from '@oclif/core'
-
 import {MemCommand} from '../../cli/base-command.js'
-import {MemError} from '../../errors.js'
-import {CLIENT_IDS, CLIENTS} from '../../clients/clients.js'
-import {checkServerUrl, remoteProse, remoteSnippet} from '../../clients/remote.js'
-import {setupFlags} from '../../clients/setup-flags.js'
-import {snippetFor, snippetProse} from '../../clients/snippet.js'
+import {oclifFlags} from '../../cli/oclif-flags.js'
+import {mcpConfig} from '../../clients/mcp-config.js'
+import {clientFlag, setupFlags} from '../../clients/setup-flags.js'
 
 export default class McpConfig extends MemCommand {
   static override summary = 'Print the config snippet that adds mem to an MCP client.'
@@ -21,61 +17,43 @@ export default class McpConfig extends MemCommand {
     "<%= config.bin %> mcp config --client cursor --json | jq '.clients[0].snippet'",
     '<%= config.bin %> mcp config --http --client claude-code --url https://mem.example/mcp',
   ]
-  static override flags = {
-    client: Flags.string({char: 'c', description: 'The MCP client [default: all of them].', options: [...CLIENT_IDS]}),
+  static override flags = oclifFlags({
+    ...clientFlag('The MCP client [default: all of them].', false),
     ...setupFlags,
-    http: Flags.boolean({
+    http: {
+      kind: 'boolean',
       description: 'Print the entry for a running "mem mcp serve --http" instead of a stdio server.',
       helpGroup: 'HTTP',
-    }),
-    url: Flags.string({
+    },
+    url: {
+      kind: 'string',
       description: "The server's endpoint, with --http [default: http://127.0.0.1:7411/mcp].",
       helpValue: 'URL',
       helpGroup: 'HTTP',
-    }),
-    token: Flags.string({
+    },
+    token: {
+      kind: 'string',
       description: 'Put this token in the entry, with --http [default: a placeholder to replace].',
       helpValue: 'TOKEN',
       helpGroup: 'HTTP',
-    }),
-  }
+    },
+  })
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(McpConfig)
-    const ids =
-      flags.client === undefined
-        ? CLIENT_IDS.filter((id) => flags.workspace === undefined || CLIENTS[id].workspaceConfig)
-        : [flags.client as (typeof CLIENT_IDS)[number]]
-    const misplaced = flags.http
-      ? (['agent', 'on-path', 'workspace', 'config-file'] as const).filter(
-          (f) => flags[f] !== undefined && flags[f] !== false,
-        )
-      : (['url', 'token'] as const).filter((f) => flags[f] !== undefined)
-    if (misplaced.length > 0) {
-      const list = misplaced.map((f) => `--${f}`).join(', ')
-      const one = misplaced.length === 1
-      throw new MemError(
-        'invalid_input',
-        flags.http
-          ? `${list} ${one ? 'describes' : 'describe'} a stdio server; leave ${one ? 'it' : 'them'} out with --http (the token decides the agents)`
-          : `${list} ${one ? 'applies' : 'apply'} only with --http`,
-      )
-    }
-    if (flags.http) {
-      const url = checkServerUrl(flags.url ?? 'http://127.0.0.1:7411/mcp')
-      const remote = {clients: ids.map((id) => remoteSnippet(id, url, flags.token))}
-      this.print(this.jsonMode ? JSON.stringify(remote) : remote.clients.map(remoteProse).join('\n\n'))
-      return remote
-    }
-    const options = {
-      agent: flags.agent,
-      onPath: flags['on-path'],
-      configFile: flags['config-file'],
-      workspace: flags.workspace,
-      root: this.config.root,
-    }
-    const payload = {clients: ids.map((id) => snippetFor(CLIENTS[id], options))}
-    this.print(this.jsonMode ? JSON.stringify(payload) : payload.clients.map(snippetProse).join('\n\n'))
-    return payload
+    return this.runIn(
+      mcpConfig,
+      {root: this.config.root},
+      {
+        client: flags.client,
+        agent_id: flags.agent,
+        on_path: flags['on-path'],
+        workspace: flags.workspace,
+        config_file: flags['config-file'],
+        http: flags.http,
+        url: flags.url,
+        token: flags.token,
+      },
+    )
   }
 }

@@ -1,11 +1,8 @@
-import {Flags} from '@oclif/core'
-
 import {MemCommand} from '../../cli/base-command.js'
-import {CLIENT_IDS, CLIENTS, type ClientId} from '../../clients/clients.js'
-import {applyChange, planServerEntry} from '../../clients/config-file.js'
-import {setupFlags} from '../../clients/setup-flags.js'
-import {SERVER_NAME, snippetFor} from '../../clients/snippet.js'
-import {unifiedDiff} from '../../clients/text-diff.js'
+import {dryRunFlag} from '../../cli/flag-spec.js'
+import {oclifFlags} from '../../cli/oclif-flags.js'
+import {mcpInstall} from '../../clients/mcp-install.js'
+import {clientFlag, setupFlags} from '../../clients/setup-flags.js'
 
 export default class McpInstall extends MemCommand {
   static override summary = "Add mem to an MCP client's config file."
@@ -19,61 +16,25 @@ export default class McpInstall extends MemCommand {
     '<%= config.bin %> mcp install --client vscode --workspace .',
     '<%= config.bin %> mcp install --client claude-code --config-file ./test-claude.json --json',
   ]
-  static override flags = {
-    client: Flags.string({char: 'c', description: 'The MCP client.', options: [...CLIENT_IDS], required: true}),
+  static override flags = oclifFlags({
+    ...clientFlag('The MCP client.', true),
     ...setupFlags,
-    'dry-run': Flags.boolean({description: 'Show the change as a diff; write nothing.'}),
-  }
+    ...dryRunFlag('Show the change as a diff; write nothing.'),
+  })
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(McpInstall)
-    const client = CLIENTS[flags.client as ClientId]
-    const snippet = snippetFor(client, {
-      agent: flags.agent,
-      onPath: flags['on-path'],
-      configFile: flags['config-file'],
-      workspace: flags.workspace,
-      root: this.config.root,
-    })
-    const change = planServerEntry(
-      snippet.config_file,
-      client.serversKey,
-      SERVER_NAME,
-      snippet.snippet[client.serversKey]![SERVER_NAME]!,
+    return this.runIn(
+      mcpInstall,
+      {root: this.config.root},
+      {
+        client: flags.client,
+        agent_id: flags.agent,
+        on_path: flags['on-path'],
+        workspace: flags.workspace,
+        config_file: flags['config-file'],
+        dry_run: flags['dry-run'],
+      },
     )
-    const diff = unifiedDiff(change.before, change.after, change.file)
-    const backup = flags['dry-run'] ? undefined : applyChange(change)
-    const payload = {
-      client: client.id,
-      config_file: change.file,
-      dry_run: flags['dry-run'] === true,
-      changed: change.changed,
-      created: change.created,
-      replaced: change.replaced,
-      ...(backup ? {backup} : {}),
-      diff,
-    }
-    this.print(this.jsonMode ? JSON.stringify(payload) : installProse(payload, client.afterInstall))
-    return payload
   }
-}
-
-function installProse(
-  p: {
-    config_file: string
-    dry_run: boolean
-    changed: boolean
-    created: boolean
-    replaced: boolean
-    backup?: string
-    diff: string
-  },
-  after: string,
-): string {
-  if (!p.changed) return `${p.config_file} already has this mem entry; nothing changed.`
-  if (p.dry_run) return `${p.diff}\nDry run: ${p.config_file} was not changed.`
-  const what = p.created
-    ? `Created ${p.config_file} with the mem server`
-    : `${p.replaced ? 'Replaced the mem server entry in' : 'Added the mem server to'} ${p.config_file} (backup: ${p.backup})`
-  return `${what}.\n${after}`
 }

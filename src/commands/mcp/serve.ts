@@ -1,6 +1,8 @@
 import {Flags, type Interfaces} from '@oclif/core'
 
 import {MemCommand} from '../../cli/base-command.js'
+import {agentFlagFor} from '../../cli/flag-spec.js'
+import {oclifFlags} from '../../cli/oclif-flags.js'
 import {MemError} from '../../errors.js'
 
 type ServeFlags = Interfaces.InferredFlags<typeof McpServe.flags>
@@ -20,11 +22,7 @@ export default class McpServe extends MemCommand {
     '<%= config.bin %> mcp serve --http --port 8080 --allowed-host mem.internal --allow-remote --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
   ]
   static override flags = {
-    agent: Flags.string({
-      char: 'a',
-      description: 'Default agent for tool calls that name none [default: $MEM_AGENT, else "default"].',
-      helpValue: 'ID',
-    }),
+    ...oclifFlags(agentFlagFor('Default agent for tool calls that name none [default: $MEM_AGENT, else "default"].')),
     'read-only': Flags.boolean({
       description: 'Offer only the tools that never write (memory_search, checkpoint_resume).',
     }),

@@ -3,6 +3,8 @@ import {Flags} from '@oclif/core'
 import {parseDuration} from '../../auth/duration.js'
 import {createToken} from '../../auth/tokens.js'
 import {MemCommand} from '../../cli/base-command.js'
+import {agentFlagFor} from '../../cli/flag-spec.js'
+import {oclifFlags} from '../../cli/oclif-flags.js'
 import {resolveHome} from '../../cli/home.js'
 import {describeToken} from './list.js'
 
@@ -24,12 +26,12 @@ export default class TokenCreate extends MemCommand {
       description: 'A name to list and revoke it by [default: token-1, token-2, …].',
       helpValue: 'NAME',
     }),
-    agent: Flags.string({
-      char: 'a',
-      description: 'Limit the token to this agent, or to agents matching a pattern with * (repeat for several).',
-      multiple: true,
-      helpValue: 'PATTERN',
-    }),
+    ...oclifFlags(
+      agentFlagFor('Limit the token to this agent, or to agents matching a pattern with * (repeat for several).', {
+        multiple: true,
+        helpValue: 'PATTERN',
+      }),
+    ),
     'read-only': Flags.boolean({description: 'Allow only memory_search and checkpoint_resume.'}),
     expires: Flags.string({
       description: 'Stop accepting the token after this long: 90s, 15m, 12h, 30d, 2w or 1h30m [default: never].',

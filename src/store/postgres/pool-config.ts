@@ -1,4 +1,5 @@
 import type {PoolConfig} from 'pg'
+import {parse} from 'pg-connection-string'
 import pgpass from 'pgpass'
 
 import {urlPassword} from './url.js'
@@ -13,9 +14,14 @@ import {urlPassword} from './url.js'
  * up after 10 s. A process that runs one command holds one connection.
  */
 export function poolConfig(url: string, options: {shortLived?: boolean}): PoolConfig {
+  // Read here rather than passed as connectionString: node-postgres would let the URL's empty
+  // fields (an empty password) override the password function below.
+  const fields = Object.fromEntries(
+    Object.entries(parse(url)).filter(([, value]) => value !== undefined && value !== null && value !== ''),
+  ) as PoolConfig
   const passwordGiven = urlPassword(url) !== undefined || (process.env.PGPASSWORD ?? '') !== ''
   return {
-    connectionString: url,
+    ...fields,
     max: options.shortLived ? 1 : 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 10_000,

@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {connectMcp} from '../helpers/mcp.js'
+import {childEnv, mem, memAsync, ROOT, tempHome} from '../helpers/mem.js'
+import {freshDatabase, PASSWORD_ROLE, sql} from '../helpers/postgres.js'
+
+/** Through the built binary: choosing the store, credentials, migrations, many writers on one database. */
+describe('mem on PostgreSQL (MEM_STORE)', function () {
+  this.timeout(120_000)
+  let temp: ReturnType<typeof tempHome>
+  beforeEach(() => {
+    temp = tempHome()
+  })
+  afterEach(() => temp.cleanup())
+
+  const run = (url: string | undefined, args: string[], env: Record<string, string | undefined> = {}) =>
+    mem(temp.home, args, {env: {MEM_STORE: url, ...env}})
+
+  describe('choosing the store', () => {
+    /** Which modules of node-postgres a fast-path command loaded. */
+    function pgModulesLoaded(env: Record<string, string | undefined>): number {
+      const script = `
+        import {createRequire} from 'node:module'
+        const require = createRequire(import.meta.url)
+        const {runFast} = await import(${JSON.stringify(join(ROOT, 'dist', 'fast.js'))})
+        await runFast(['list'])
+        process.stderr.write('pg:' + Object.keys(require.cache).filter((k) => /[/]node_modules[/]pg/.test(k)).length)
+      `
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: childEnv(temp.home, env),
+        encoding: 'utf8',
+      })
+      const found = /pg:(\d+)/.exec(r.stderr)
+      assert.ok(found, r.stderr)
+      return Number(found[1])
+    }
+
+    it('loads no PostgreSQL code without MEM_STORE, and the driver with it', async () => {
+      assert.equal(pgModulesLoaded({MEM_STORE: undefined}), 0)
+      assert.ok(pgModulesLoaded({MEM_STORE: await freshDatabase()}) > 0)
+    })
+
+    it('keeps the files and PostgreSQL apart', async () => {
+      const url = await freshDatabase()
+      assert.equal(run(url, ['add', 'kept in the database']).code, 0)
+      assert.equal(run(undefined, ['add', 'kept in the files']).code, 0)
+      const inDb = JSON.parse(run(url, ['list', '--json']).stdout) as {facts: {content: string}[]}
+      const inFiles = JSON.parse(run(undefined, ['list', '--json']).stdout) as {facts: {content: string}[]}
+      assert.deepEqual(
+        inDb.facts.map((f) => f.content),
+        ['kept in the database'],
+      )
+      assert.deepEqual(
+        inFiles.facts.map((f) => f.content),
+        ['kept in the files'],
+      )
+    })
+
+    it('refuses a MEM_STORE that is not a PostgreSQL URL, without repeating it', () => {
+      const r = run('mysql://root:hunter2@db/mem', ['list'])
+      assert.equal(r.code, 2)
+      assert.match(r.stderr, /MEM_STORE must be a PostgreSQL URL/)
+      assert.doesNotMatch(r.stderr + r.stdout, /hunter2/)
+    })
+  })
+
+  describe('credentials', () => {
+    it('never shows the password of the URL: CLI, --json, MCP and mem mcp config', async () => {
+      const url = 'postgres://mem:hunter2@127.0.0.1:1/mem'
+      const text = run(url, ['add', 'x'])
+      assert.equal(text.code, 1)
+      assert.match(text.stderr, /could not reach PostgreSQL at postgres:\/\/mem:\*\*\*@127\.0\.0\.1:1\/mem: /)
+      assert.match(text.stderr, /nothing was read or saved; try again once the database is up/)
+      const json = run(url, ['search', 'x', '--json'])
+      assert.equal(json.code, 1)
+      assert.equal((JSON.parse(json.stdout) as {error: {code: string}}).error.code, 'io_error')
+      const config = run(url, ['mcp', 'config', 'claude-code'])
+      const session = await connectMcp(temp.home, {env: {MEM_STORE: url}})
+      try {
+        const tool = await session.call('memory_add', {content: 'x'})
+        assert.equal(tool.isError, true)
+        const said = JSON.stringify(tool.content)
+        assert.match(said, /mem:\*\*\*@127\.0\.0\.1/)
+        for (const out of [text.stdout, text.stderr, json.stdout, json.stderr, config.stdout, config.stderr, said])
+          assert.doesNotMatch(out, /hunter2/)
+      } finally {
+        await session.close()
+      }
+    })
+
+    describe('a role that logs in with a password', () => {
+      let db: string
+      before(async () => {
+        const admin = await freshDatabase()
+        await sql(
+          admin,
+          `DO $$ BEGIN CREATE ROLE ${PASSWORD_ROLE} LOGIN PASSWORD 'pw-s3cret-42';
+             EXCEPTION WHEN duplicate_object THEN ALTER ROLE ${PASSWORD_ROLE} LOGIN PASSWORD 'pw-s3cret-42'; END $$`,
+        )
+        const name = new URL(admin).pathname.slice(1)
+        await sql(admin, `ALTER DATABASE ${name} OWNER TO ${PASSWORD_ROLE}`)
+        const url = new URL(admin)
+        url.searchParams.set('user', PASSWORD_ROLE)
+        db = url.toString()
+        // The tests below mean something only if the server asks this role for its password.
+        const asked = await sql(db, 'SELECT 1', [], {password: ''}).then(
+          () => false,
+          () => true,
+        )
+        if (!asked)
+          throw new Error(
+            `the test server lets ${PASSWORD_ROLE} in without a password; give it a line "local all ${PASSWORD_ROLE} scram-sha-256" in pg_hba.conf (the cluster test/helpers/postgres.ts starts has one)`,
+          )
+      })
+
+      it('takes the password from ~/.pgpass (PGPASSFILE) when the URL has none', () => {
+        const pgpass = join(temp.home, 'pgpass')
+        writeFileSync(pgpass, `*:*:*:${PASSWORD_ROLE}:pw-s3cret-42\n`, {mode: 0o600})
+        const r = run(db, ['add', 'logged in from pgpass'], {PGPASSFILE: pgpass, PGPASSWORD: undefined})
+        assert.equal(r.code, 0, r.stderr)
+        assert.equal(r.stderr, '')
+      })
+
+      it('takes it from PGPASSWORD', () => {
+        const r = run(db, ['list'], {PGPASSWORD: 'pw-s3cret-42', PGPASSFILE: '/nonexistent'})
+        assert.equal(r.code, 0, r.stderr)
+      })
+
+      it('a wrong password is a login error that shows no password', () => {
+        const wrong = db.replace('postgres://', `postgres://${PASSWORD_ROLE}:wr0ng-pass@`)
+        const r = run(wrong, ['list'], {PGPASSFILE: '/nonexistent', PGPASSWORD: undefined})
+        assert.equal(r.code, 1)
+        assert.match(r.stderr, /refused the login/)
+        assert.doesNotMatch(r.stderr, /wr0ng-pass|pw-s3cret-42/)
+      })
+    })
+  })
+
+  describe('mem db migrate', () => {
+    it('applies the schema once, reports it, and finds nothing to do the second time', async () => {
+      const url = await freshDatabase()
+      const first = run(url, ['db', 'migrate', '--json'])
+      assert.equal(first.code, 0, first.stderr)
+      assert.deepEqual((JSON.parse(first.stdout) as {applied: unknown[]}).applied, [{version: 1, name: 'initial'}])
+      const second = run(url, ['db', 'migrate'])
+      assert.equal(second.code, 0)
+      assert.match(second.stdout, /is at version 1 \(nothing to apply\)\.\n$/)
+    })
+
+    it('several servers and commands starting at once apply each migration once', async () => {
+      const url = await freshDatabase()
+      const runs = await Promise.all([
+        ...Array.from({length: 4}, () => memAsync(temp.home, ['db', 'migrate', '--json'], {env: {MEM_STORE: url}})),
+        ...Array.from({length: 4}, (_, i) => memAsync(temp.home, ['add', `fact ${i}`], {env: {MEM_STORE: url}})),
+      ])
+      for (const r of runs) assert.equal(r.code, 0, r.stderr)
+      const applied = runs.slice(0, 4).flatMap((r) => (JSON.parse(r.stdout) as {applied: unknown[]}).applied)
+      assert.ok(applied.length <= 1)
+      assert.deepEqual(await sql(url, 'SELECT version FROM mem_schema_versions'), [{version: 1}])
+    })
+
+    it('every command refuses a schema newer than it knows', async () => {
+      const url = await freshDatabase()
+      assert.equal(run(url, ['add', 'before the upgrade']).code, 0)
+      await sql(url, `INSERT INTO mem_schema_versions (version, name) VALUES (999, 'future')`)
+      for (const args of [['list'], ['add', 'y'], ['db', 'migrate']]) {
+        const r = run(url, args)
+        assert.equal(r.code, 1, args.join(' '))
+        assert.match(r.stderr, /schema is at version 999, newer than this mem knows \(1\)/)
+      }
+    })
+
+    it('without MEM_STORE says what it needs', () => {
+      const r = run(undefined, ['db', 'migrate'])
+      assert.equal(r.code, 2)
+      assert.match(r.stderr, /MEM_STORE is not set/)
+    })
+  })
+
+  describe('many processes on one database', () => {
+    it('loses no acknowledged write: CLI writers and MCP servers adding at once', async () => {
+      const url = await freshDatabase()
+      const env = {MEM_STORE: url}
+      const servers = await Promise.all([0, 1].map(() => connectMcp(temp.home, {env})))
+      try {
+        const cli = Array.from({length: 5}, async (_, p) => {
+          const ids: string[] = []
+          for (let i = 0; i < 6; i++) {
+            const r = await memAsync(temp.home, ['add', '--json', `cli writer ${p} fact ${i}`], {env})
+            assert.equal(r.code, 0, r.stderr)
+            ids.push((JSON.parse(r.stdout) as {fact_id: string}).fact_id)
+          }
+          return ids
+        })
+        const mcp = servers.map(async (s, p) => {
+          const ids: string[] = []
+          await Promise.all(
+            Array.from({length: 20}, async (_, i) => {
+              const r = await s.call('memory_add', {content: `server ${p} fact ${i}`})
+              assert.notEqual(r.isError, true, JSON.stringify(r.content))
+              ids.push((r.structuredContent as {fact_id: string}).fact_id)
+            }),
+          )
+          return ids
+        })
+        const acknowledged = (await Promise.all([...cli, ...mcp])).flat()
+        assert.equal(acknowledged.length, 70)
+        const stored = (JSON.parse(run(url, ['list', '--json', '--limit', '1000']).stdout) as {facts: {id: string}[]})
+          .facts
+        assert.deepEqual(stored.map((f) => f.id).sort(), [...acknowledged].sort())
+        // The agent's ids are one sequence across every writer.
+        const rows = await sql<{id: string}>(url, 'SELECT id FROM mem_facts ORDER BY seq')
+        assert.deepEqual(
+          rows.map((r) => r.id),
+          [...acknowledged].sort(),
+        )
+        // Each server's index follows what the others wrote.
+        const found = await servers[0]!.call('memory_search', {query: 'writer', limit: 100})
+        assert.equal((found.structuredContent as {count: number}).count, 30)
+      } finally {
+        await Promise.all(servers.map((s) => s.close()))
+      }
+    })
+
+    it('processes updating one fact at once: one wins, the others are told which fact replaced it', async () => {
+      const url = await freshDatabase()
+      const env = {MEM_STORE: url}
+      const id = (JSON.parse(run(url, ['add', '--json', 'the office is in Lyon']).stdout) as {fact_id: string}).fact_id
+      const runs = await Promise.all(
+        Array.from({length: 4}, (_, i) =>
+          memAsync(
+            temp.home,
+            ['reflect', 'update', '--fact', id, '--content', `the office is in town ${i}`, '--json'],
+            {
+              env,
+            },
+          ),
+        ),
+      )
+      const won = runs.filter((r) => r.code === 0)
+      assert.equal(won.length, 1, runs.map((r) => r.stderr).join('\n'))
+      const winner = (JSON.parse(won[0]!.stdout) as {fact_id: string}).fact_id
+      for (const r of runs.filter((x) => x.code !== 0)) {
+        assert.equal(r.code, 3)
+        assert.match(r.stdout, new RegExp(`was replaced by \\\\"${winner}\\\\"`))
+      }
+    })
+  })
+})
