@@ -34,4 +34,30 @@ describe('mem doctor says what it did, in plain words', () => {
       /Done: restored the last good copy \S+000001\.json\.bak; the corrupt file is kept aside as \S+000001\.json\.corrupt-\d{4}-\d\d-\d\dT/,
     )
   })
+
+  it('a hand edit on the one line mem writes is named as a hand edit before --fix discards it', () => {
+    for (const text of ['one', 'the staging database is read-only'])
+      assert.equal(mem(home.home, ['add', text, '-a', 'alice']).code, 0)
+    const file = join(home.home, 'agents', 'alice', 'facts', '000001.json')
+    const written = readFileSync(file, 'utf8')
+    assert.equal(written.trimEnd().includes('\n'), false, 'mem writes one line')
+    // An edit in place, as `sed -i` or an editor makes it: a fact changed and a comma left behind.
+    writeFileSync(file, written.replace('read-only"', 'read-only on Fridays",'))
+    const plan = mem(home.home, ['doctor'])
+    assert.equal(plan.code, 1)
+    assert.match(
+      plan.stdout,
+      /--fix: this discards a hand edit \(the file stops being JSON before its end, which a write cut short never leaves; copy your change back from the file kept aside\): restore the last good copy/,
+    )
+    const done = mem(home.home, ['doctor', '--fix'])
+    assert.equal(done.code, 0, done.stdout)
+    assert.match(done.stdout, /Done: this discarded a hand edit \(the file stops being JSON/)
+
+    // Whole JSON that is not a mem data file was put there too.
+    writeFileSync(file, '{"hello": "world"}\n')
+    assert.match(
+      mem(home.home, ['doctor']).stdout,
+      /this discards a hand edit \(the file is whole JSON, but not what mem writes there;/,
+    )
+  })
 })
