@@ -25,6 +25,7 @@ import {
   toRecord,
 } from './export-format.js'
 import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-server-format.js'
+import {exportedTurns} from './chat-export-format.js'
 import {TRANSCRIPT_FORMAT, TurnLine, turnFact} from './transcript-format.js'
 import type {OnProgress, TransferContext} from './progress.js'
 import {plural} from './words.js'
@@ -45,7 +46,7 @@ export type LineNote = v.InferOutput<typeof LineNote>
 
 export const ImportReport = v.object({
   dry_run: v.boolean(),
-  /** Which formats the lines were in: "mem.export", "mcp-memory", "transcript". */
+  /** Which formats the lines were in: "mem.export", "mcp-memory", "transcript", or "chatgpt" or "claude" (their conversation exports). */
   formats: v.array(v.string()),
   added: v.object({facts: v.number(), checkpoints: v.number()}),
   agents: v.array(v.object({agent_id: v.string(), facts: v.number(), checkpoints: v.number()})),
@@ -170,8 +171,27 @@ async function writeBatch(
 }
 
 function parseLines(ctx: OperationContext, input: v.InferOutput<typeof ImportInput>, onProgress?: OnProgress): Parsed {
-  const lines = input.text.replace(/^\uFEFF/, '').split('\n')
+  const text = input.text.replace(/^\uFEFF/, '')
   const out: Parsed = {planned: [], rejected: [], formats: new Set()}
+  // ChatGPT's and Claude's exports are one JSON array, not lines: their messages are turns.
+  try {
+    const exported = exportedTurns(text)
+    if (exported) {
+      out.formats.add(exported.format)
+      for (const turn of exported.turns) {
+        try {
+          out.planned.push(turnPlan(ctx, input, 1, turn))
+        } catch (error) {
+          out.rejected.push({line: 1, message: `conversation ${turn.conversation}: ${(error as Error).message}`})
+        }
+      }
+      return out
+    }
+  } catch (error) {
+    out.rejected.push({line: 1, message: (error as Error).message})
+    return out
+  }
+  const lines = text.split('\n')
   const importedAt = Date.now()
   let sawContent = false
   for (const [i, text] of lines.entries()) {
@@ -243,17 +263,8 @@ function parseLine(
         format: EXPORT_FORMAT,
       }
     }
-    case 'turn': {
-      const turn = check(TurnLine, json, 'turn')
-      const fact = turnFact(turn)
-      const agent = input.agent_id ?? turn.agent_id ?? resolveAgent(ctx, undefined)
-      return {
-        planned: [
-          {line, agent, kind: 'fact', record: {id: newId(Date.parse(fact.created_at)), ...fact}, byContent: true},
-        ],
-        format: TRANSCRIPT_FORMAT,
-      }
-    }
+    case 'turn':
+      return {planned: [turnPlan(ctx, input, line, json)], format: TRANSCRIPT_FORMAT}
     case 'entity':
     case 'relation': {
       const facts =
@@ -276,6 +287,19 @@ function parseLine(
         'each line must be a JSON object whose "type" is header, fact or checkpoint (mem export), turn (a conversation transcript), or entity or relation (MCP memory server)',
       )
   }
+}
+
+/** A turn of a transcript, or a message of a chat export, as the fact it becomes. */
+function turnPlan(
+  ctx: OperationContext,
+  input: v.InferOutput<typeof ImportInput>,
+  line: number,
+  json: unknown,
+): Planned {
+  const turn = check(TurnLine, json, 'turn')
+  const fact = turnFact(turn)
+  const agent = input.agent_id ?? turn.agent_id ?? resolveAgent(ctx, undefined)
+  return {line, agent, kind: 'fact', record: {id: newId(Date.parse(fact.created_at)), ...fact}, byContent: true}
 }
 
 function check<S extends v.GenericSchema>(schema: S, value: unknown, what: string): v.InferOutput<S> {
