@@ -410,6 +410,8 @@ describe('what each command reads', function () {
     const opened = (JSON.parse(readFileSync(out, 'utf8')) as string[])
       .filter((p) => p.startsWith(factsDir))
       .map((p) => p.slice(factsDir.length + 1))
+      // Reading a segment opens its journal first (there is none here): one read of one segment.
+      .filter((name) => !name.endsWith('.jsonl'))
     return {result: {code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}, opened}
   }
 
