@@ -50,8 +50,20 @@ describe('mem doctor says what it did, in plain words', () => {
   })
 
   it('a hand edit on the one line mem writes is named as a hand edit before --fix discards it', () => {
-    for (const text of ['one', 'the staging database is read-only'])
-      assert.equal(mem(home.home, ['add', text, '-a', 'alice']).code, 0)
+    assert.equal(mem(home.home, ['add', 'one', '-a', 'alice']).code, 0)
+    // Imported, so the file is written whole and keeps a .bak (an add appends to its journal).
+    const fact = {
+      type: 'fact',
+      agent_id: 'alice',
+      id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+      content: 'the staging database is read-only',
+      tags: [],
+      created_at: '2026-01-01T00:00:00.000Z',
+    }
+    const imported = mem(home.home, ['import', '-'], {
+      input: `${JSON.stringify({type: 'header', format: 'mem.export', version: 1})}\n${JSON.stringify(fact)}\n`,
+    })
+    assert.equal(imported.code, 0, imported.stderr)
     const file = join(home.home, 'agents', 'alice', 'facts', '000001.json')
     const written = readFileSync(file, 'utf8')
     assert.equal(written.trimEnd().includes('\n'), false, 'mem writes one line')
