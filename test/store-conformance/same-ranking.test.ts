@@ -5,8 +5,8 @@ import {FileStore} from '../../src/store/file-store.js'
 import {newId} from '../../src/store/ids.js'
 import {PostgresStore} from '../../src/store/postgres/postgres-store.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {tempHome} from '../helpers/mem.js'
-import {freshDatabase} from '../helpers/postgres.js'
+import {mem, tempHome} from '../helpers/mem.js'
+import {freshDatabase, sql} from '../helpers/postgres.js'
 
 /** A small deterministic generator (mulberry32), so the corpus is the same on every run. */
 function random(seed: number): () => number {
@@ -93,6 +93,60 @@ describe('PostgreSQL ranks exactly as the files', function () {
         .map((f) => ({...f, id: newId(Date.parse('2025-07-01T00:00:00.000Z'))}))
       for (const store of [files, db]) await store.importRecords('alice', {facts: more, checkpoints: [], marks})
       await compare()
+    } finally {
+      await db.close()
+      rmSync(home, {recursive: true, force: true})
+    }
+  })
+
+  it('a one-shot mem search saves the index in the database and then reads it, with the changes since', async () => {
+    const url = await freshDatabase()
+    const db = await PostgresStore.open(url)
+    const {home} = tempHome()
+    try {
+      const facts = [...corpus(), ...corpus(), ...corpus()].map((f, i) => ({
+        ...f,
+        id: newId(Date.parse(f.created_at) + i),
+      }))
+      await db.importRecords('alice', {facts, checkpoints: []})
+      const env = {MEM_STORE: url}
+      const search = (text: string) => {
+        const r = mem(home, ['search', '--json', '--agent', 'alice', '--limit', '20', text], {env})
+        assert.equal(r.code, 0, r.stderr)
+        return JSON.parse(r.stdout) as {facts: {id: string; score: number}[]}
+      }
+      // What a store with nothing saved finds (in-process, it never saves), for comparison.
+      const fresh = async (text: string) => {
+        const s = await PostgresStore.open(url)
+        try {
+          return (await s.searchFacts('alice', {text, limit: 20})).map((h) => ({id: h.fact.id, score: h.score}))
+        } finally {
+          await s.close()
+        }
+      }
+      const ids = (found: {facts: {id: string; score: number}[]}) =>
+        found.facts.map((f) => ({id: f.id, score: f.score}))
+      assert.deepEqual(await sql(url, 'SELECT agent FROM mem_search_index'), [])
+      assert.deepEqual(ids(search('kubernetes cluster')), await fresh('kubernetes cluster'))
+      const saved = await sql<{revision: string}>(url, 'SELECT revision FROM mem_search_index')
+      assert.equal(saved.length, 1)
+
+      const added = mem(home, ['add', '--json', '--agent', 'alice', 'zanzibar ferry timetable'], {env})
+      const newId_ = (JSON.parse(added.stdout) as {fact_id: string}).fact_id
+      const gone = facts.find((f) => f.deleted_at === undefined && f.content.includes('pump'))!
+      mem(home, ['reflect', 'delete', '--agent', 'alice', '--fact', gone.id], {env})
+      assert.deepEqual(
+        ids(search('zanzibar')).map((f) => f.id),
+        [newId_],
+      )
+      assert.deepEqual(ids(search('pump basement')), await fresh('pump basement'))
+      assert.ok(!ids(search('pump basement')).some((f) => f.id === gone.id))
+      // Still the index saved first: two changes are not worth saving again.
+      assert.deepEqual(await sql<{revision: string}>(url, 'SELECT revision FROM mem_search_index'), saved)
+
+      // A saved index that does not load is rebuilt from the facts.
+      await sql(url, `UPDATE mem_search_index SET data = '\\x00010203'::bytea`)
+      assert.deepEqual(ids(search('coffee grinder')), await fresh('coffee grinder'))
     } finally {
       await db.close()
       rmSync(home, {recursive: true, force: true})

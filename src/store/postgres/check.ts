@@ -89,6 +89,11 @@ const CHECKS: {problem: string; sql: string}[] = [
 export async function checkDatabase(pool: pg.Pool): Promise<DbCheck> {
   const client = await pool.connect()
   let broken = false
+  // See PostgresStore.transaction: a connection that breaks while held must not end the process.
+  const onError = () => {
+    broken = true
+  }
+  client.on('error', onError)
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
     const version = await schemaVersion(client)
@@ -131,6 +136,7 @@ export async function checkDatabase(pool: pg.Pool): Promise<DbCheck> {
     })
     throw error
   } finally {
+    client.off('error', onError)
     client.release(broken)
   }
 }

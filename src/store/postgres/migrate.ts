@@ -99,6 +99,11 @@ export async function migrate(pool: Pool): Promise<MigrateResult> {
   if (now === latest) return {version: now, applied: []}
   const client = await pool.connect()
   let broken = false
+  // See PostgresStore.transaction: a connection that breaks while held must not end the process.
+  const onError = () => {
+    broken = true
+  }
+  client.on('error', onError)
   try {
     await client.query('BEGIN')
     try {
@@ -123,6 +128,7 @@ export async function migrate(pool: Pool): Promise<MigrateResult> {
       throw error
     }
   } finally {
+    client.off('error', onError)
     client.release(broken)
   }
 }

@@ -8,7 +8,7 @@ import type {FactIndex, Hit} from '../../search/fact-index.js'
 import {guarded, normalizedContent} from '../duplicates.js'
 import {idAfter} from '../ids.js'
 import {CheckpointRecord, FactRecord, isLive} from '../records.js'
-import {loadFactIndex, type FactIndexType} from '../search-cache.js'
+import {loadFactIndex, SIGNATURE, type FactIndexType} from '../search-cache.js'
 import type {
   AddedFact,
   AddOptions,
@@ -21,6 +21,7 @@ import type {
   Store,
 } from '../store.js'
 import {checkDatabase, type DbCheck} from './check.js'
+import {decodeCompact, encodeCompact} from './compact-codec.js'
 import {databaseError, type Outcome} from './db-errors.js'
 import {migrate, type MigrateResult} from './migrate.js'
 import {poolConfig} from './pool-config.js'
@@ -46,7 +47,13 @@ const INSERT_CHUNK = 1000
 interface WarmIndex {
   index: FactIndex
   revision: number
+  /** The revision of the index saved in the database (mem_search_index), if any. */
+  saved?: number
 }
+
+/** An index is saved once it holds this many facts, and again once it moved this far (revisions) past the saved one. */
+const SAVE_MIN_FACTS = 1000
+const SAVE_AFTER_CHANGES = 200
 
 interface AgentRow {
   revision: string
@@ -168,6 +175,8 @@ export class PostgresStore implements Store {
         return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
       })
       if (hits !== undefined) {
+        const warm = this.warm.get(agent)
+        if (warm !== undefined) await this.saveIndex(agent, warm)
         if (hits.some((h) => h.fact === undefined))
           throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
         return hits
@@ -326,16 +335,11 @@ export class PostgresStore implements Store {
     let warm = this.warm.get(agent)
     if (warm === undefined || warm.revision > revision) {
       if (warm !== undefined) return undefined
-      const {rows} = await client.query<{id: string; record: unknown}>(
-        'SELECT id, record FROM mem_facts WHERE agent = $1 AND live ORDER BY seq',
-        [agent],
-      )
-      const index = new FactIndex()
-      for (const row of rows) index.add(decodeFact(agent, row.id, row.record))
+      const loaded = await this.loadIndex(client, agent, revision, FactIndex)
       // A search of this process may have loaded or moved one meanwhile; the newer one stays.
       const meanwhile = this.warm.get(agent)
       if (meanwhile !== undefined && meanwhile.revision > revision) return undefined
-      warm = meanwhile !== undefined && meanwhile.revision === revision ? meanwhile : {index, revision}
+      warm = meanwhile !== undefined && meanwhile.revision === revision ? meanwhile : loaded
     } else if (warm.revision < revision) {
       const since = warm.revision
       const {rows} = await client.query<{id: string; live: boolean; record: unknown}>(
@@ -357,6 +361,81 @@ export class PostgresStore implements Store {
     this.warm.set(agent, warm)
     this.evict(warm)
     return warm
+  }
+
+  /**
+   * The agent's index at `revision`, in the caller's snapshot: the saved one and the facts
+   * changed since, when one of this build is saved, else every live fact.
+   */
+  private async loadIndex(
+    client: Client,
+    agent: string,
+    revision: number,
+    FactIndex: FactIndexType,
+  ): Promise<WarmIndex> {
+    if (SIGNATURE !== undefined) {
+      const {rows} = await client.query<{revision: string; data: Buffer}>(
+        'SELECT revision, data FROM mem_search_index WHERE agent = $1 AND signature = $2 AND revision <= $3',
+        [agent, SIGNATURE, revision],
+      )
+      const saved = rows[0]
+      const compact = saved && decodeCompact(saved.data)
+      let index: FactIndex | undefined
+      try {
+        index = compact && FactIndex.fromCompact(compact)
+      } catch {
+        // A saved index that does not load is rebuilt from the facts, as a damaged file's is.
+      }
+      if (saved && index) {
+        const warm: WarmIndex = {index, revision: Number(saved.revision), saved: Number(saved.revision)}
+        await this.applyChanges(client, agent, warm, revision)
+        return warm
+      }
+    }
+    const {rows} = await client.query<{id: string; record: unknown}>(
+      'SELECT id, record FROM mem_facts WHERE agent = $1 AND live ORDER BY seq',
+      [agent],
+    )
+    const index = new FactIndex()
+    for (const row of rows) index.add(decodeFact(agent, row.id, row.record))
+    return {index, revision}
+  }
+
+  /** Moves `warm` (held by no one else yet) to `revision` by the rows changed since its own. */
+  private async applyChanges(client: Client, agent: string, warm: WarmIndex, revision: number): Promise<void> {
+    if (warm.revision >= revision) return
+    const {rows} = await client.query<{id: string; live: boolean; record: unknown}>(
+      'SELECT id, live, CASE WHEN live THEN record END AS record FROM mem_facts WHERE agent = $1 AND changed > $2 ORDER BY seq',
+      [agent, warm.revision],
+    )
+    for (const row of rows) {
+      if (!row.live) warm.index.remove(row.id)
+      else if (!warm.index.has(row.id)) warm.index.add(decodeFact(agent, row.id, row.record))
+    }
+    warm.revision = revision
+  }
+
+  /**
+   * Saves the agent's index when none of this build is saved or the saved one is far behind,
+   * so the next process without it warm loads it instead of every fact. Derived data: a
+   * failure here changes nothing for the search that ran.
+   */
+  private async saveIndex(agent: string, warm: WarmIndex): Promise<void> {
+    if (SIGNATURE === undefined || warm.index.size < SAVE_MIN_FACTS) return
+    if (warm.saved !== undefined && warm.revision - warm.saved < SAVE_AFTER_CHANGES) return
+    // Taken in one go, so the bytes are the index at exactly this revision.
+    const revision = warm.revision
+    const data = encodeCompact(warm.index.toCompact())
+    warm.saved = revision
+    await this.pool
+      .query(
+        // Whichever server saves last wins, even an older revision: a loader applies the changes
+        // since whatever revision it finds, and one ahead of the agent's (a restored backup) is never loaded.
+        `INSERT INTO mem_search_index (agent, revision, signature, data) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (agent) DO UPDATE SET revision = EXCLUDED.revision, signature = EXCLUDED.signature, data = EXCLUDED.data`,
+        [agent, revision, SIGNATURE, data],
+      )
+      .catch(() => {})
   }
 
   private evict(keep: WarmIndex): void {
@@ -435,6 +514,12 @@ export class PostgresStore implements Store {
     }
     let committing = false
     let broken = false
+    // A connection that breaks between two statements emits 'error' on the client, which would
+    // end the process without a listener (node-postgres leaves that to whoever checked it out).
+    const onError = () => {
+      broken = true
+    }
+    client.on('error', onError)
     try {
       await client.query(begin)
       const result = await work(client)
@@ -449,6 +534,7 @@ export class PostgresStore implements Store {
       const lost = committing && !answeredByServer(error)
       throw this.failure(error, readOnly ? 'read' : lost ? 'unknown' : 'nothing saved')
     } finally {
+      client.off('error', onError)
       client.release(broken)
     }
   }
