@@ -14,7 +14,7 @@ import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
-import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
+import {factDigest, loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex} from './duplicates.js'
@@ -264,7 +264,7 @@ class AgentFiles {
     text: string,
     options: SearchOptions,
   ): ScoredFact[] | undefined {
-    const saved = readSaved(this.dir, {records: true})
+    const saved = readSaved(this.dir)
     const migrated = this.noteMigrated
     const opened =
       saved &&
@@ -296,7 +296,7 @@ class AgentFiles {
       segments: Object.entries(keys).map(([name, key]) => ({name, key})),
       locate(id) {
         const entry = ids.get(id)
-        return entry && {segment: entry.segment, text: JSON.stringify(entry.fact)}
+        return entry && {segment: entry.segment, digest: factDigest(entry.fact)}
       },
     })
   }
