@@ -9,6 +9,7 @@
  *   npm run bench -- --http                         also HTTP against stdio at 1, 8 and 32 clients (about a minute)
  *   npm run bench -- --sizes none --agents none --http   only that
  *   npm run bench -- --agents 5000                  server RSS across 5,000 agents only (default 5000,50000; none to skip)
+ *   npm run bench -- --sizes none --agents none --postgres 10000,100000   PostgreSQL next to the files (docs/team.md)
  *   MEM_BENCH_BIN=/other/checkout/bin/run.js npm run bench   measure another build with this benchmark
  *
  * Every series is measured interleaved with its baseline in the same run, so a busy machine
@@ -28,6 +29,7 @@ import {mem, nodeBaseline} from './speed/cold.js'
 import {FactGenerator} from './speed/facts.js'
 import {runHttpBench} from './speed/http.js'
 import {runMillion} from './speed/million.js'
+import {runPostgresBench} from './speed/postgres.js'
 import {seedAgent} from './speed/seed.js'
 import {ms, summarize, table, type Row} from './speed/stats.js'
 import {Server} from './speed/warm.js'
@@ -42,6 +44,7 @@ const {values: opts} = parseArgs({
     'http-clients': {type: 'string', default: '1,8,32'},
     'http-seconds': {type: 'string', default: '4'},
     agents: {type: 'string', default: '5000,50000'},
+    postgres: {type: 'string', default: 'none'},
     keep: {type: 'boolean', default: false},
   },
 })
@@ -246,6 +249,12 @@ try {
     console.log(table(rows))
     console.log('')
     for (const note of notes) console.log(`- ${note}`)
+  }
+  if (opts.postgres !== 'none') {
+    const pgSizes = opts.postgres.split(',').map(Number)
+    const pg = await runPostgresBench(newHome(), AGENT, pgSizes, {warmOps, coldRuns}, log)
+    console.log(`\n## PostgreSQL next to the files\n\n${table(pg.rows)}\n`)
+    for (const note of pg.notes) console.log(`- ${note}`)
   }
   if (opts.million) console.log(`\n${await runMillion(newHome(), log)}`)
   if (opts.http) {

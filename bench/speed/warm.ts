@@ -13,11 +13,12 @@ export class Server {
     private readonly transport: StdioClientTransport,
   ) {}
 
-  static async start(home: string, agent: string): Promise<Server> {
+  /** `env`: more environment for the server (MEM_STORE, say). */
+  static async start(home: string, agent: string, env: Record<string, string> = {}): Promise<Server> {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp', 'serve'],
-      env: memEnv(home, agent) as Record<string, string>,
+      env: {...memEnv(home, agent), ...env} as Record<string, string>,
       stderr: 'inherit',
     })
     const client = new Client({name: 'mem-bench', version: '1.0.0'})

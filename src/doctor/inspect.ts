@@ -9,6 +9,7 @@ import {legacyLockPaths, lockPath} from '../store/lock.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
+import {isJournal, journalCheck, restoreJournalBackup} from './journals.js'
 import {removeQuietly, restoreBackup} from './repair.js'
 import type {Problem} from './report.js'
 import {searchIndexCheck} from './search-index.js'
@@ -96,6 +97,7 @@ export const AGENT_CHECKS: readonly AgentCheck[] = [
   ({dir, agent}) => lockProblems(dir, agent),
   ({dir, agent, locked}) => tempFiles(dir, agent, locked),
   dataFolders,
+  journalCheck,
   ({dir, agent}) => modeProblem(revisionPath(dir), FILE_MODE, agent),
   ({dir, agent}) => inspectCache(dir, agent),
   searchIndexCheck,
@@ -115,12 +117,15 @@ function folderMode({dir, agent}: CheckTarget): Finding[] {
   return modeProblem(dir, DIR_MODE, agent).map((f) => ({...f, beforeLock: true}))
 }
 
-/** The segment files of facts/ and checkpoints/, links among them included (the report counts them). */
+/** The segment files and journals of facts/ and checkpoints/, links among them included (the report counts them). */
 function countDataFiles(dir: string): number {
   let files = 0
   for (const {folder} of COLLECTIONS)
     for (const entry of entries(join(dir, folder)))
-      if (SEGMENT_NAME.test(entry.name) && (entry.isSymbolicLink() || (entry.isFile() && !isTempFile(entry.name))))
+      if (
+        (SEGMENT_NAME.test(entry.name) || isJournal(entry.name)) &&
+        (entry.isSymbolicLink() || (entry.isFile() && !isTempFile(entry.name)))
+      )
         files++
   return files
 }
@@ -281,8 +286,10 @@ function dataFileFinding(
     fixed: false,
   }
   if (bakGood)
-    finding.repair = () =>
-      `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
+    finding.repair = () => {
+      restoreJournalBackup(path)
+      return `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
+    }
   return finding
 }
 

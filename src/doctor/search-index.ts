@@ -1,19 +1,19 @@
 import {rmSync} from 'node:fs'
 
-import {FactIndex, type CompactFactIndex, type IndexedFact} from '../search/fact-index.js'
+import {FactIndex, type CompactFactIndex} from '../search/fact-index.js'
 import {CachedSegments} from '../store/cached-segments.js'
 import {FACT_SEGMENT} from '../store/collections.js'
 import {isLive, type FactRecord} from '../store/records.js'
 import {readRevision} from '../store/revision.js'
-import {readSaved, saveIndex, searchCachePath, type SavedIndex} from '../store/search-cache.js'
+import {factDigest, readSaved, saveIndex, searchCachePath, type SavedIndex} from '../store/search-cache.js'
 import {SegmentedFiles} from '../store/segments.js'
 import type {AgentCheck, Finding} from './inspect.js'
 
 /**
  * Checks an agent's saved search index (src/store/search-cache.ts) against its fact files. The
  * index vouches for each segment whose cache key is what it was when the index was saved; for
- * those, what it holds of every fact (its words, date, tags, thread, and the record a cold search
- * shows) must be what indexing the segment now gives. A disagreement means a search would find
+ * those, what it holds of every fact (its words, date, tags, thread, and the digest of its record)
+ * must be what indexing the segment now gives. A disagreement means a search would find
  * or show text the files no longer hold: --fix rebuilds the index from the files. An index that
  * does not load (damaged, from another build) is not reported: every reader ignores and
  * rebuilds it. Segments that do not decode are left to the data-file checks.
@@ -21,7 +21,7 @@ import type {AgentCheck, Finding} from './inspect.js'
 export const searchIndexCheck: AgentCheck = ({dir, agent}) => searchIndexFindings(dir, agent)
 
 function searchIndexFindings(dir: string, agent: string): Finding[] {
-  const saved = readSaved(dir, {records: true})
+  const saved = readSaved(dir)
   if (!saved) return []
   let wrong: string[]
   try {
@@ -77,12 +77,12 @@ function disagreements(dir: string, saved: SavedIndex): string[] {
     listed.add(id)
     const fact = facts.get(id)
     const at = wantSlot.get(id)
-    const record = saved.record(slot)
+    const digest = fact && factDigest(fact)
     if (
       fact === undefined ||
       at === undefined ||
-      record === undefined ||
-      differs(record, fact) ||
+      saved.digests[2 * slot] !== digest![0] ||
+      saved.digests[2 * slot + 1] !== digest![1] ||
       describe(got, slot) !== describe(want, at)
     )
       wrong.push(id)
@@ -107,26 +107,17 @@ function describe(index: CompactFactIndex, slot: number): string {
   ])
 }
 
-function differs(a: IndexedFact, b: IndexedFact): boolean {
-  return (
-    a.content !== b.content ||
-    a.created_at !== b.created_at ||
-    a.thread !== b.thread ||
-    JSON.stringify(a.tags) !== JSON.stringify(b.tags)
-  )
-}
-
 /** The index made anew from every fact segment, saved under the keys the segments had before they were read. */
 function rebuild(dir: string): string {
   const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
   const segments = new CachedSegments(files).currentKeys(readRevision(dir))
-  const where = new Map<string, {segment: string; text: string}>()
+  const where = new Map<string, {segment: string; digest: [number, number]}>()
   const index = new FactIndex()
   for (const {name} of segments) {
     for (const fact of files.read(name).records) {
       if (!isLive(fact)) continue
       index.add(fact)
-      where.set(fact.id, {segment: name, text: JSON.stringify(fact)})
+      where.set(fact.id, {segment: name, digest: factDigest(fact)})
     }
   }
   // Gone first: should saving fail (a full disk), searches rebuild it rather than trust the old one.

@@ -46,9 +46,10 @@ export interface CompactDocs {
   offsets: Uint32Array
   pairs: Uint32Array
   lengths: Uint32Array
-  starts: Uint32Array
-  df: Uint32Array
-  postings: Uint32Array
+  /** Left out of a saved index (they are the pairs term by term): loading inverts the pairs when they are missing. */
+  starts?: Uint32Array
+  df?: Uint32Array
+  postings?: Uint32Array
 }
 
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
@@ -147,7 +148,7 @@ export class InvertedIndex {
   }
 
   /** The documents in `slots` as {@link CompactDocs}; terms no listed document holds are left out. */
-  serializeCompact(slots: readonly number[]): CompactDocs {
+  serializeCompact(slots: readonly number[]): Required<CompactDocs> {
     const {arena: doc, from, to} = this.docs
     // The terms the listed documents hold, numbered in sorted order.
     const used = new Set<number>()
@@ -174,7 +175,7 @@ export class InvertedIndex {
       }
     }
     const surfaces = this.sortedSurfaces ?? [...this.surfaces].sort()
-    return {terms, surfaces: [...surfaces], offsets, pairs, lengths, ...invert(terms.length, offsets, pairs)}
+    return {terms, surfaces: [...surfaces], offsets, pairs, lengths, ...invertDocs(terms.length, offsets, pairs)}
   }
 
   /**
@@ -183,10 +184,16 @@ export class InvertedIndex {
    * damaged one from indexing out of bounds; loading allocates nothing per document.
    */
   static deserializeCompact(data: CompactDocs): InvertedIndex {
-    const {terms, surfaces, offsets, pairs, lengths, starts, df, postings} = data
+    const {terms, surfaces, offsets, pairs, lengths} = data
     const docs = offsets.length - 1
     if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length || lengths.length !== docs)
       throw new Error('bad document offsets')
+    for (let i = 0; i < pairs.length; i += 2)
+      if (pairs[i]! >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
+    const {starts, df, postings} =
+      data.starts && data.df && data.postings
+        ? {starts: data.starts, df: data.df, postings: data.postings}
+        : invertDocs(terms.length, offsets, pairs)
     if (
       starts.length !== terms.length + 1 ||
       df.length !== terms.length ||
@@ -194,8 +201,6 @@ export class InvertedIndex {
       starts[terms.length] !== postings.length
     )
       throw new Error('bad postings table')
-    for (let i = 0; i < pairs.length; i += 2)
-      if (pairs[i]! >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
     const index = new InvertedIndex()
     index.docs = DocTerms.over(pairs, offsets)
     index.lengths = lengths.slice()
@@ -409,7 +414,7 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
  * it, the first add to each common term copies its postings out, and the shared array stays
  * alive beside the copies for the sake of the rare terms.
  */
-function invert(
+function invertDocs(
   termCount: number,
   offsets: Uint32Array,
   pairs: Uint32Array,

@@ -67,7 +67,14 @@ export class CachedSegments<T> {
     if (identity !== undefined) this.checked.set(name, identity)
     if (read.migrated && onMigrated) onMigrated(name, read.records)
     // Keyed by what was seen before reading: if the file moved in between, the next refresh reads it again.
-    this.segments.set(name, {name, records: read.records, bytes: read.bytes, key: key ?? ''})
+    this.segments.set(name, {
+      name,
+      records: read.records,
+      bytes: read.bytes,
+      version: read.version,
+      journal: read.journal,
+      key: key ?? '',
+    })
     changes.push({name, before: cached?.records ?? [], after: read.records})
   }
 

@@ -95,6 +95,11 @@ export function forgetIdentity(path: string): void {
   seen.delete(path)
 }
 
+/** The identity of `path` as this process last read or wrote it. */
+export function knownIdentity(path: string): string | undefined {
+  return seen.get(path)
+}
+
 /** True when `path` is absent or exactly as this process last read or wrote it. */
 export function isCurrent(path: string): boolean {
   const now = fileIdentity(path)
@@ -197,7 +202,7 @@ export function writeFileDurably(path: string, text: string | Buffer, options = 
   return identity
 }
 
-function flushAfterCommit(dir: string): void {
+export function flushAfterCommit(dir: string): void {
   try {
     fsyncDir(dir)
   } catch {

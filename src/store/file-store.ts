@@ -6,14 +6,15 @@ import type {FactIndex, Hit, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './durable-file.js'
-import {preMigrationPath} from './format.js'
+import {FORMAT_VERSION, preMigrationPath} from './format.js'
+import {forgetJournal, JOURNAL_MAX_BYTES, type JournalOp} from './journal.js'
 import {idAfter, maxId} from './ids.js'
 import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
-import {loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
+import {factDigest, loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex} from './duplicates.js'
@@ -100,6 +101,12 @@ class AgentFiles {
     if (needs.checkpoints !== 'all') this.checkpoints.verifyRest(revision, migrated('checkpoints'))
   }
 
+  /** The current identity of a segment named by its revision key (`facts/000001.json`). */
+  identityOf(key: string): string | undefined {
+    const [folder, name] = key.split('/') as [string, string]
+    return (folder === this.facts.files.spec.folder ? this.facts : this.checkpoints).files.fingerprint(name)
+  }
+
   /** Files this process decoded and found sound, for the revision stamp. */
   checked(): Record<string, string> {
     return {...this.facts.checkedIdentities(), ...this.checkpoints.checkedIdentities()}
@@ -155,7 +162,10 @@ class AgentFiles {
   /** Dropped from the cache: the identities remembered for its files go too, so nothing of it stays. */
   forget(): void {
     for (const cache of [this.facts, this.checkpoints] as CachedSegments<unknown>[])
-      for (const seg of cache.all()) forgetIdentity(cache.files.path(seg.name))
+      for (const seg of cache.all()) {
+        forgetIdentity(cache.files.path(seg.name))
+        forgetJournal(cache.files.journalPath(seg.name))
+      }
   }
 
   /** Live standalone facts by normalised content; the facts must have been refreshed with `all`. */
@@ -254,7 +264,7 @@ class AgentFiles {
     text: string,
     options: SearchOptions,
   ): ScoredFact[] | undefined {
-    const saved = readSaved(this.dir, {records: true})
+    const saved = readSaved(this.dir)
     const migrated = this.noteMigrated
     const opened =
       saved &&
@@ -286,13 +296,14 @@ class AgentFiles {
       segments: Object.entries(keys).map(([name, key]) => ({name, key})),
       locate(id) {
         const entry = ids.get(id)
-        return entry && {segment: entry.segment, text: JSON.stringify(entry.fact)}
+        return entry && {segment: entry.segment, digest: factDigest(entry.fact)}
       },
     })
   }
 }
 
-type Written = {cache: CachedSegments<never>; segment: Segment<never>}
+/** A segment this change wrote: `appended` when only its journal grew (the revision stamp need not move). */
+type Written = {cache: CachedSegments<never>; segment: Segment<never>; appended?: boolean}
 
 /** The changes one locked write makes, applied in order and then stamped once. */
 class Transaction {
@@ -325,7 +336,7 @@ class Transaction {
     const seg = entry && this.agent.facts.get(entry.segment)
     if (!seg) throw new MemError('internal', `fact ${id} is indexed but its segment is gone`)
     const records = seg.records.map((f) => (f.id === id ? {...f, ...patch} : f))
-    this.put(this.agent.facts, seg.name, records, true)
+    this.change(this.agent.facts, seg, records, {mark: id, set: patch}, true)
   }
 
   /** Segments written by other means (an import packs its own), to be stamped with the rest. */
@@ -338,29 +349,84 @@ class Transaction {
     return this.written.length > 0
   }
 
-  /** Stamps the revision once the data files are in place; nothing here can undo them. */
+  /**
+   * Stamps the revision once the data files are in place; nothing here can undo them. A change
+   * that only appended to journals leaves the stamp as it is: each journal's growth changes its
+   * segment's identity, which readers compare anyway, so one add costs one write and one flush.
+   */
   commit(revision: Revision | undefined): void {
     if (this.written.length === 0) return
-    // In write order, so a segment written twice ends up stamped (and remembered) as last written.
-    const identities: Record<string, string | undefined> = {}
-    for (const w of this.written) identities[w.cache.key(w.segment.name)] = w.segment.identity
-    const stamped = bumpRevision(this.agent.dir, revision, identities, this.agent.checked())
+    const whole = this.written.filter((w) => !w.appended)
+    let stamped = revision
+    if (whole.length > 0) {
+      // In write order, so a segment written twice ends up stamped (and remembered) as last written.
+      const identities: Record<string, string | undefined> = {}
+      for (const w of whole) identities[w.cache.key(w.segment.name)] = w.segment.identity
+      stamped = bumpRevision(this.agent.dir, revision, identities, this.agent.checked(), (key) =>
+        this.agent.identityOf(key),
+      )
+    }
     for (const w of this.written) w.cache.remember(w.segment, stamped)
   }
 
-  private append<T>(cache: CachedSegments<T>, record: T, isFact: boolean): void {
+  private append<T extends {id: string}>(cache: CachedSegments<T>, record: T, isFact: boolean): void {
     const last = cache.last()
     const name = cache.files.nameForAppend(last, JSON.stringify(record).length)
-    const records = last && name === last.name ? [...last.records, record] : [record]
-    this.put(cache, name, records, isFact)
+    if (last && name === last.name) {
+      this.change(cache, last, [...last.records, record], {add: record}, isFact)
+      return
+    }
+    // The segment that closes is folded into its JSON file: only the open segment (and marks) ever have journals.
+    if (last?.journal) this.fold(cache, last, isFact)
+    this.put(cache, name, [record], isFact)
+  }
+
+  /**
+   * One change to a segment: a line appended to its journal, unless the JSON file is of an older
+   * format (a mem that cannot read journals must refuse it, so it is rewritten as the current one).
+   * A journal that reaches its bound is then folded in; the line is appended first, so the
+   * folded journal kept as `.jsonl.bak` and the file's `.bak` hold the segment as it was.
+   */
+  private change<T>(cache: CachedSegments<T>, seg: Segment<T>, records: T[], op: JournalOp, isFact: boolean): void {
+    if (seg.version !== FORMAT_VERSION) {
+      this.put(cache, seg.name, records, isFact)
+      return
+    }
+    const appended = cache.files.append(seg.name, [op])
+    const segment: Segment<T> = {
+      name: seg.name,
+      records,
+      bytes: seg.bytes + appended.bytes,
+      identity: appended.identity,
+      version: seg.version,
+      journal: appended.journal,
+    }
+    this.record(cache, segment, seg.records, isFact, true)
+    if (appended.journal >= JOURNAL_MAX_BYTES) this.fold(cache, segment, isFact)
+  }
+
+  /**
+   * Writes a segment's JSON file with its journal folded in. The change is in the journal
+   * already, so a fold that fails (a full disk) is not a failure of it: the next write tries again.
+   */
+  private fold<T>(cache: CachedSegments<T>, seg: Segment<T>, isFact: boolean): void {
+    try {
+      this.put(cache, seg.name, seg.records, isFact)
+    } catch {
+      // Left with its journal, which every reader applies.
+    }
   }
 
   private put<T>(cache: CachedSegments<T>, name: string, records: T[], isFact: boolean): void {
     const before = cache.get(name)?.records ?? []
-    const segment = cache.files.write(name, records)
+    this.record(cache, cache.files.write(name, records), before, isFact, false)
+  }
+
+  private record<T>(cache: CachedSegments<T>, segment: Segment<T>, before: T[], isFact: boolean, appended: boolean) {
     cache.remember(segment, undefined)
-    if (isFact) this.agent.follow([{name, before: before as FactRecord[], after: records as FactRecord[]}])
-    this.written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>})
+    if (isFact)
+      this.agent.follow([{name: segment.name, before: before as FactRecord[], after: segment.records as FactRecord[]}])
+    this.written.push({cache: cache as unknown as CachedSegments<never>, segment: segment as Segment<never>, appended})
   }
 }
 

@@ -12,8 +12,15 @@ import {agentOfDataFile} from './paths.js'
  * - version 2: adds `agent`, the id of the agent the file belongs to. A file copied into
  *   another agent's folder (by hand, by a sync tool, from a backup) is then refused instead
  *   of silently mixing two agents' memories.
+ * - version 3: the records are as in version 2, but the file may have a journal beside it
+ *   (`NNNNNN.jsonl`, src/store/journal.ts) whose changes come after them. A mem that knows
+ *   only version 2 would miss those changes, so it must refuse the file rather than read it.
+ *   A version 2 file needs no rewriting: it is written as version 3 the first time it changes.
  */
-export const FORMAT_VERSION = 2
+export const FORMAT_VERSION = 3
+
+/** Files from this version on hold records in the current shape: reading them needs no rewrite. */
+const SAME_RECORDS_FROM = 2
 
 export type Kind = 'mem.facts' | 'mem.checkpoints'
 
@@ -32,6 +39,7 @@ const migrations: Record<number, (file: Envelope, context: Context) => Envelope>
       throw new Error('the folder holding it is not an agent folder, so the agent it belongs to is unknown')
     return {...file, version: 2, agent}
   },
+  2: (file) => ({...file, version: 3}),
 }
 
 const Versioned = v.looseObject({
@@ -50,7 +58,7 @@ export interface Decoded<T> {
   records: T[]
   /** The version found on disk, before any upgrade. */
   version: number
-  /** True when the file was an older version: a writer holding the lock rewrites it (the old bytes are kept). */
+  /** True when the file's records were upgraded: a writer holding the lock rewrites it (the old bytes are kept). */
   migrated: boolean
 }
 
@@ -91,7 +99,7 @@ export function decodeFile<T>(path: string, kind: Kind, record: v.GenericSchema<
   }
   const parsed = v.safeParse(v.array(record), current.output.records)
   if (!parsed.success) throw corruptFile(path, `a record does not decode (${describeIssue(parsed.issues[0])})`)
-  return {records: parsed.output, version, migrated: version < FORMAT_VERSION}
+  return {records: parsed.output, version, migrated: version < SAME_RECORDS_FROM}
 }
 
 /** The current envelope for records written to `path`. */

@@ -46,12 +46,13 @@ export function bumpRevision(
   current: Revision | undefined,
   written: Record<string, string | undefined>,
   checked: Record<string, string> = {},
+  identityOf: (key: string) => string | undefined = (key) => fileIdentity(join(agentDir, key)),
 ): Revision | undefined {
   const files: Record<string, string> = {...current?.files}
   // Only identities that still hold: a file replaced since it was checked must be checked again.
   // One already vouched for under the same identity needs no second look.
   for (const [key, identity] of Object.entries(checked))
-    if (files[key] !== identity && fileIdentity(join(agentDir, key)) === identity) files[key] = identity
+    if (files[key] !== identity && identityOf(key) === identity) files[key] = identity
   const next: Revision = current
     ? {epoch: current.epoch, segments: {...current.segments}, files}
     : {epoch: randomBytes(6).toString('hex'), segments: {}, files}

@@ -1,6 +1,13 @@
 import type {FactIndex} from '../search/fact-index.js'
 import {isLive, type FactRecord} from './records.js'
-import {readSaved, type FactIndexType, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
+import {
+  factDigest,
+  readSaved,
+  type FactIndexType,
+  type IndexSource,
+  type SavedIndex,
+  type SavedSegment,
+} from './search-cache.js'
 
 /**
  * Bringing a saved search index (src/store/search-cache.ts) up to date with the segments.
@@ -33,7 +40,7 @@ export interface HeldSegment {
  */
 export function openIndex(FactIndex: FactIndexType, agentDir: string, segments: readonly HeldSegment[]): OpenedIndex {
   const facts = segments.flatMap((s) => s.records)
-  const saved = readSaved(agentDir, {records: false})
+  const saved = readSaved(agentDir)
   if (saved) {
     try {
       const live = liveFacts(facts)
@@ -42,8 +49,7 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, segments: 
       const createdAt = saved.index.ids.map((id) => live.get(id)?.created_at ?? '')
       const index = FactIndex.fromCompact({...saved.index, createdAt})
       const changed = reconcile(index, saved.index.ids, live)
-      if (changed !== undefined)
-        return {index, changed: changed + reindexMoved(index, saved.segments, segments), rebuilt: false}
+      if (changed !== undefined) return {index, changed: changed + reindexMoved(index, saved, segments), rebuilt: false}
     } catch {
       // An index that does not load is rebuilt below, like a missing one.
     }
@@ -65,7 +71,7 @@ export function worthSaving(opened: OpenedIndex): boolean {
 
 /** A saved index brought up to date from the segments that changed, and a way to each fact's record. */
 export interface PartialIndex extends OpenedIndex {
-  /** The record of a live fact in the index. */
+  /** The record of a live fact in the index, read from its segment (if it was not read already). */
   record(id: string): FactRecord | undefined
   /** What saving it again needs. */
   source: IndexSource
@@ -116,12 +122,11 @@ export function openPartial(
       }
     }
   }
-  // A fact of a moved segment that reads differently from its saved record was edited in place
-  // (by hand, or restored from a backup): it is indexed again where it is.
+  // A fact of a moved segment whose record no longer has the digest it was indexed with was
+  // changed under its id (by hand, or restored from a backup): it is indexed again.
   for (const [id, {fact}] of held) {
     const slot = index.slot(id)
-    if (slot === undefined || slot >= ids.length || ids[slot] !== id) continue
-    if (saved.recordText(slot) === JSON.stringify(fact)) continue
+    if (slot === undefined || sameDigest(saved, slot, fact)) continue
     reindex(index, fact)
     changed++
   }
@@ -138,6 +143,17 @@ export function openPartial(
     const slot = index.slot(id)
     return slot !== undefined && slot < ids.length && ids[slot] === id ? slot : undefined
   }
+  // The segments read for their records (a hit's), each as a map by id.
+  const opened = new Map<string, Map<string, FactRecord>>()
+  const factIn = (segment: string, id: string): FactRecord | undefined => {
+    let byId = opened.get(segment)
+    if (!byId) {
+      byId = new Map(read(segment).map((fact) => [fact.id, fact]))
+      opened.set(segment, byId)
+    }
+    const fact = byId.get(id)
+    return fact && isLive(fact) ? fact : undefined
+  }
   return {
     index,
     changed,
@@ -146,16 +162,19 @@ export function openPartial(
       const fresh = held.get(id)
       if (fresh) return fresh.fact
       const slot = savedSlot(id)
-      return slot === undefined ? undefined : saved.record(slot)
+      return slot === undefined ? undefined : factIn(saved.segments[saved.segmentOf[slot]!]!.name, id)
     },
     source: {
       segments: current,
       locate(id) {
         const fresh = held.get(id)
-        if (fresh) return {segment: fresh.segment, text: JSON.stringify(fresh.fact)}
+        if (fresh) return {segment: fresh.segment, digest: factDigest(fresh.fact)}
         const slot = savedSlot(id)
-        const text = slot === undefined ? undefined : saved.recordText(slot)
-        return text === undefined ? undefined : {segment: saved.segments[saved.segmentOf[slot!]!]!.name, text}
+        if (slot === undefined) return undefined
+        return {
+          segment: saved.segments[saved.segmentOf[slot]!]!.name,
+          digest: [saved.digests[2 * slot]!, saved.digests[2 * slot + 1]!],
+        }
       },
     },
   }
@@ -172,23 +191,31 @@ export function reindex(index: FactIndex, fact: FactRecord): void {
 }
 
 /**
- * Indexes again every live fact of each segment whose key differs from the one the
- * index was saved with: its content may have changed under the same id. Returns how many.
+ * Indexes again every live fact of each segment whose key differs from the one the index was
+ * saved with and whose record no longer has the digest it was indexed with: its content
+ * changed under the same id. Returns how many.
  */
-function reindexMoved(index: FactIndex, saved: readonly SavedSegment[], segments: readonly HeldSegment[]): number {
-  const savedKey = new Map(saved.map((s) => [s.name, s.key]))
+function reindexMoved(index: FactIndex, saved: SavedIndex, segments: readonly HeldSegment[]): number {
+  const savedKey = new Map(saved.segments.map((s) => [s.name, s.key]))
   let changed = 0
   for (const segment of segments) {
     const key = savedKey.get(segment.name)
     // A segment the index was not made from: reconcile appended its facts just now, from the records.
     if (key === undefined || key === segment.key) continue
     for (const fact of segment.records) {
-      if (!isLive(fact) || !index.has(fact.id)) continue
+      if (!isLive(fact) || !index.has(fact.id) || sameDigest(saved, index.slot(fact.id)!, fact)) continue
       reindex(index, fact)
       changed++
     }
   }
   return changed
+}
+
+/** The fact in `slot` of the saved index is `fact` as it was indexed. */
+function sameDigest(saved: SavedIndex, slot: number, fact: FactRecord): boolean {
+  if (slot >= saved.index.ids.length || saved.index.ids[slot] !== fact.id) return false
+  const [a, b] = factDigest(fact)
+  return saved.digests[2 * slot] === a && saved.digests[2 * slot + 1] === b
 }
 
 /**

@@ -1,4 +1,4 @@
-import {createHash, randomBytes} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
 import {
   closeSync,
   constants,
@@ -11,25 +11,26 @@ import {
   writeFileSync,
 } from 'node:fs'
 import {endianness} from 'node:os'
+import {crc32} from 'node:zlib'
 import {join} from 'node:path'
 
 import * as v from 'valibot'
 
-import type {CompactFactIndex, FactIndex as FactIndexClass} from '../search/fact-index.js'
+import type {CompactFactIndex, FactIndex as FactIndexClass, IndexedFact} from '../search/fact-index.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
 import {isLink} from './links.js'
-import {FactRecord, isLive} from './records.js'
 
 /**
  * The search index of one agent, saved beside its segments so that a cold `mem search` loads
  * it instead of re-indexing every fact. It is derived data: it says which segment files (by
  * cache key: revision counter and file identity) it was made from, and a reader trusts it
  * only for segments whose key is still the same, reading every other segment and bringing
- * the index up to date with it (src/store/saved-index.ts). Besides the index, it keeps each
- * indexed fact's record as it was read from those segments, so that a search need not read
- * a segment just to show a fact. Anything unreadable, damaged (checksum), from another build
- * of the ranking code or of another version is thrown away and rebuilt.
- * See docs/adr/0003-storage-layout.md.
+ * the index up to date with it (src/store/saved-index.ts). It holds no copy of the facts: a
+ * search shows its hits from their segments, read then (so what it shows is what the files
+ * say). For each fact it keeps a digest of what the index read of it, so that a reader of a
+ * segment that moved tells the facts that changed from those that did not without indexing
+ * them again. Anything unreadable, damaged (checksum), from another build of the ranking code
+ * or of another version is thrown away and rebuilt. See docs/adr/0003-storage-layout.md.
  */
 
 /**
@@ -42,7 +43,7 @@ export const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'st
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
-const VERSION = 6
+const VERSION = 7
 
 /** A fact segment the saved index was made from, with its cache key at the time. */
 export interface SavedSegment {
@@ -51,19 +52,16 @@ export interface SavedSegment {
 }
 
 /**
- * The file: one line of JSON (this header), then two parts, each behind its own checksum. The
- * index part: ids, terms, words as written (those that stem to another term), creation times
- * and thread names as UTF-8 text, one per line; the
- * distinct tag lists as one JSON array; zero padding to a multiple of 8 bytes; the creation
- * times as 64-bit floats; 32-bit integers (document offsets; for each fact its segment, its tag
- * list, its thread (0: none, else 1 + its line), where its record starts and its length; the
- * postings table and document frequencies); one byte
- * per fact saying whether it asks; zero padding to a multiple of 4 bytes; last, what a loaded
- * index keeps, as 32-bit integers: the term pairs and the postings (see CompactDocs). Numbers
- * are in the byte order the header names. The records part: each fact's record as JSON, back
- * to back. A long-running process, which reads every segment anyway, reads only the index
- * part. Loading is a few reads, checksums, splits and typed-array views: no JSON parse of the
- * index and no object per fact.
+ * The file: one line of JSON (this header), then the index behind one CRC-32. Ids, terms, words
+ * as written (those that stem to another term), creation times and thread names as UTF-8
+ * text, one per line; the distinct tag lists as one JSON array; zero padding to a multiple of 8
+ * bytes; the creation times as 64-bit floats; 32-bit integers (document offsets; for each fact
+ * its segment, its tag list, its thread (0: none, else 1 + its line), its length, and two words
+ * of its digest); one byte per fact saying whether it asks; zero padding to a multiple of 4
+ * bytes; last, the term pairs as 32-bit integers (see CompactDocs). The postings are not saved:
+ * they are the same pairs term by term, and inverting them on load costs less than reading
+ * them. Numbers are in the byte order the header names. Loading is two reads, a checksum,
+ * splits, typed-array views and one inversion: no JSON parse of the index and no object per fact.
  */
 interface Header {
   format: typeof FORMAT
@@ -71,7 +69,7 @@ interface Header {
   signature: string
   endian: 'LE' | 'BE'
   segments: SavedSegment[]
-  /** Byte lengths of the index part's text blocks, and of the two parts. */
+  /** Byte lengths of the text blocks, and of the whole index part. */
   bytes: {
     ids: number
     terms: number
@@ -80,15 +78,13 @@ interface Header {
     threads: number
     tags: number
     index: number
-    records: number
   }
-  /** SHA-256 (hex, first 32 digits) of each part. */
-  checksums: {index: string; records: string}
-  /** Counts of ids, terms, pair integers and postings integers. */
+  /** CRC-32 (hex) of the index part: it is derived data, so it needs to catch damage, not forgery. */
+  checksum: string
+  /** Counts of ids, terms and pair integers. */
   ids: number
   terms: number
   pairs: number
-  postings: number
 }
 
 /** An index read back from its file. */
@@ -100,21 +96,36 @@ export interface SavedIndex {
   segments: SavedSegment[]
   /** For each indexed fact (by slot), its segment's position in `segments`. */
   segmentOf: Uint32Array
-  /**
-   * The record of the fact in `slot` as saved; undefined if it does not decode as a live fact
-   * with that id, or if the records were not read.
-   */
-  record(slot: number): FactRecord | undefined
-  /** The saved JSON text of that record, to save it again unchanged (undefined if not read). */
-  recordText(slot: number): string | undefined
+  /** For each indexed fact (by slot), two words: the {@link factDigest} of the record it was indexed from. */
+  digests: Uint32Array
 }
 
-/** What saving needs besides the index: where each fact lives and what its record says. */
+/** What saving needs besides the index: where each fact lives and what its record said. */
 export interface IndexSource {
   /** Every fact segment the index reflects, in order, with the key it had when read. */
   segments: SavedSegment[]
-  /** The segment holding the live fact `id`, and its record as JSON. */
-  locate(id: string): {segment: string; text: string} | undefined
+  /** The segment holding the live fact `id`, and the digest of its record. */
+  locate(id: string): {segment: string; digest: readonly [number, number]} | undefined
+}
+
+/**
+ * 64 bits over what the index reads of a fact (its content, tags, date and thread), as two
+ * 32-bit hashes (FNV-1a and a multiply-xorshift one) of the same text: equal digests mean the
+ * index needs nothing new from the record. A fingerprint against accidents (a hand edit), not a
+ * defence against forgery: whoever can write the segment can also write the index. Plain
+ * arithmetic, because it runs over every fact whenever a whole index is saved.
+ */
+export function factDigest(fact: IndexedFact): [number, number] {
+  const text = JSON.stringify([fact.content, fact.tags, fact.created_at, fact.thread ?? null])
+  let a = 0x811c9dc5
+  let b = 0x9747b28c
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x5bd1e995)
+    b ^= b >>> 15
+  }
+  return [a >>> 0, (b ^ text.length) >>> 0]
 }
 
 export function searchCachePath(agentDir: string): string {
@@ -143,16 +154,13 @@ const SavedSegments = v.array(v.object({name: v.string(), key: v.string()}))
 const TagLists = v.array(v.array(v.string()))
 
 function checksum(...parts: Buffer[]): string {
-  const hash = createHash('sha256')
-  for (const part of parts) hash.update(part)
-  return hash.digest('hex').slice(0, 32)
+  let crc = 0
+  for (const part of parts) crc = crc32(part, crc)
+  return crc.toString(16).padStart(8, '0')
 }
 
-/**
- * The saved index if it is whole, of this version and from this build; undefined otherwise.
- * `records`: also read the facts' records (a short-lived search shows them from here).
- */
-export function readSaved(agentDir: string, options: {records: boolean}): SavedIndex | undefined {
+/** The saved index if it is whole, of this version and from this build; undefined otherwise. */
+export function readSaved(agentDir: string): SavedIndex | undefined {
   // Through a link, the index could be anyone's (src/store/links.ts): it is rebuilt instead.
   if (SIGNATURE === undefined || isLink(cacheDir(agentDir))) return undefined
   let fd: number | undefined
@@ -162,24 +170,15 @@ export function readSaved(agentDir: string, options: {records: boolean}): SavedI
     const head = readHeader(fd, size)
     if (!head || !usable(head.header)) return undefined
     const {header: h, length} = head
-    if (length + h.bytes.index + h.bytes.records !== size) return undefined
-    // The pairs and postings, which a loaded index keeps, each get a buffer of their own, so
-    // that the rest of what is read here can be collected.
-    const kept = 4 * (h.pairs + h.postings)
+    if (length + h.bytes.index !== size) return undefined
+    // The pairs, which a loaded index keeps, get a buffer of their own, so that the rest of what
+    // is read here can be collected.
+    const kept = 4 * h.pairs
     if (kept > h.bytes.index) return undefined
     const rest = readAt(fd, length, h.bytes.index - kept)
-    const pairs = readAt(fd, length + rest.length, 4 * h.pairs)
-    const postings = readAt(fd, length + rest.length + pairs.length, 4 * h.postings)
-    if (checksum(rest, pairs, postings) !== h.checksums.index) return undefined
-    const records = options.records ? readAt(fd, length + h.bytes.index, h.bytes.records) : undefined
-    if (records && checksum(records) !== h.checksums.records) return undefined
-    return decode(
-      h,
-      rest,
-      new Uint32Array(pairs.buffer, 0, h.pairs),
-      new Uint32Array(postings.buffer, 0, h.postings),
-      records,
-    )
+    const pairs = readAt(fd, length + rest.length, kept)
+    if (checksum(rest, pairs) !== h.checksum) return undefined
+    return decode(h, rest, new Uint32Array(pairs.buffer, 0, h.pairs))
   } catch {
     return undefined
   } finally {
@@ -213,47 +212,21 @@ function usable(h: unknown): h is Header {
     header?.format !== FORMAT ||
     header.version !== VERSION ||
     header.signature !== SIGNATURE ||
-    header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE')
+    header.endian !== (LITTLE_ENDIAN ? 'LE' : 'BE') ||
+    typeof header.checksum !== 'string'
   )
     return false
-  if (
-    !v.is(SavedSegments, header.segments) ||
-    typeof header.bytes !== 'object' ||
-    header.bytes === null ||
-    typeof header.checksums !== 'object' ||
-    header.checksums === null
+  if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null) return false
+  const {ids, terms, words, dates, threads, tags, index} = header.bytes
+  return [ids, terms, words, dates, threads, tags, index, header.ids, header.terms, header.pairs].every(
+    (n) => Number.isSafeInteger(n) && n >= 0,
   )
-    return false
-  const {ids, terms, words, dates, threads, tags, index, records} = header.bytes
-  return [
-    ids,
-    terms,
-    words,
-    dates,
-    threads,
-    tags,
-    index,
-    records,
-    header.ids,
-    header.terms,
-    header.pairs,
-    header.postings,
-  ].every((n) => Number.isSafeInteger(n) && n >= 0)
 }
 
-function decode(
-  h: Header,
-  part: Buffer,
-  pairs: Uint32Array,
-  postings: Uint32Array,
-  records: Buffer | undefined,
-): SavedIndex | undefined {
+function decode(h: Header, part: Buffer, pairs: Uint32Array): SavedIndex | undefined {
   const n = h.ids
   const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.words + h.bytes.dates + h.bytes.threads + h.bytes.tags
-  if (
-    part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + n + 1 + n + h.terms + 1 + h.terms) + n)
-  )
-    return undefined
+  if (part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + n + 2 * n) + n)) return undefined
   let at = 0
   const text = (length: number): string => part.toString('utf8', at, (at += length))
   const ids = lines(text(h.bytes.ids))
@@ -275,26 +248,22 @@ function decode(
   const segmentOf = numbers(n)
   const tagOf = numbers(n)
   const threadOf = numbers(n)
-  const recordStart = numbers(n + 1)
   const lengths = numbers(n)
-  const starts = numbers(h.terms + 1)
-  const df = numbers(h.terms)
+  const digests = numbers(2 * n)
   const asks = new Uint8Array(part.buffer, at, n)
 
   if (ids.length !== n || terms.length !== h.terms || !v.is(TagLists, tagLists)) return undefined
-  if (recordStart[0] !== 0 || recordStart[n] !== h.bytes.records) return undefined
+  if (offsets[0] !== 0 || offsets[n] !== pairs.length) return undefined
   for (let slot = 0; slot < n; slot++) {
     if (
       tagOf[slot]! >= tagLists.length ||
       threadOf[slot]! > threads.length ||
       segmentOf[slot]! >= h.segments.length ||
-      recordStart[slot + 1]! < recordStart[slot]!
+      offsets[slot + 1]! < offsets[slot]!
     )
       return undefined
   }
 
-  const recordText = (slot: number): string | undefined =>
-    records?.toString('utf8', recordStart[slot], recordStart[slot + 1])
   return {
     index: {
       ids,
@@ -303,9 +272,6 @@ function decode(
       offsets,
       pairs,
       lengths,
-      starts,
-      df,
-      postings,
       times,
       tagLists,
       tagOf,
@@ -320,17 +286,7 @@ function decode(
     },
     segments: h.segments,
     segmentOf,
-    recordText,
-    record(slot) {
-      const text = recordText(slot)
-      if (text === undefined) return undefined
-      try {
-        const parsed = v.safeParse(FactRecord, JSON.parse(text))
-        return parsed.success && parsed.output.id === ids[slot] && isLive(parsed.output) ? parsed.output : undefined
-      } catch {
-        return undefined
-      }
-    },
+    digests,
   }
 }
 
@@ -358,16 +314,14 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
   const n = data.ids.length
   const segmentAt = new Map(source.segments.map((s, i) => [s.name, i]))
   const segmentOf = new Uint32Array(n)
-  const recordStart = new Uint32Array(n + 1)
-  const recordTexts: Buffer[] = []
+  const digests = new Uint32Array(2 * n)
   for (let slot = 0; slot < n; slot++) {
     const where = source.locate(data.ids[slot]!)
     const segment = where && segmentAt.get(where.segment)
     if (where === undefined || segment === undefined) return undefined
     segmentOf[slot] = segment
-    const text = Buffer.from(where.text, 'utf8')
-    recordTexts.push(text)
-    recordStart[slot + 1] = recordStart[slot]! + text.length
+    digests[2 * slot] = where.digest[0]
+    digests[2 * slot + 1] = where.digest[1]
   }
   const texts = [
     data.ids.join('\n'),
@@ -385,10 +339,8 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     segmentOf,
     data.tagOf,
     data.threadOf,
-    recordStart,
     data.lengths,
-    data.starts,
-    data.df,
+    digests,
     data.asks,
   ].map(bytes)
   const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
@@ -399,9 +351,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     ...numbers,
     padding(restLength, align4(restLength)),
     bytes(data.pairs),
-    bytes(data.postings),
   ])
-  const records = Buffer.concat(recordTexts)
   const header: Header = {
     format: FORMAT,
     version: VERSION,
@@ -416,15 +366,13 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
       threads: texts[4]!.length,
       tags: texts[5]!.length,
       index: part.length,
-      records: records.length,
     },
-    checksums: {index: checksum(part), records: checksum(records)},
+    checksum: checksum(part),
     ids: n,
     terms: data.terms.length,
     pairs: data.pairs.length,
-    postings: data.postings.length,
   }
-  return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), part, records])
+  return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), part])
 }
 
 /**
@@ -438,7 +386,7 @@ export function saveIndex(agentDir: string, index: FactIndexClass, source: Index
   try {
     const encoded = encode(index.toCompact(), source)
     if (!encoded) return
-    // A copy of every live fact is never written through a linked cache/ (src/store/links.ts).
+    // Never written through a linked cache/ (src/store/links.ts): its words would be readable there.
     if (isLink(cacheDir(agentDir))) return
     mkdirSync(cacheDir(agentDir), {recursive: true, mode: DIR_MODE})
     const path = searchCachePath(agentDir)

@@ -1,13 +1,34 @@
-import {lstatSync, readdirSync, statSync} from 'node:fs'
-import {join} from 'node:path'
+import {closeSync, lstatSync, readdirSync, renameSync, statSync} from 'node:fs'
+import {basename, join} from 'node:path'
 
 import {LowSync} from 'lowdb'
 import type * as v from 'valibot'
 
-import {DurableJsonFile, fileIdentity, identityText, makeDirDurably} from './durable-file.js'
-import {decodeFile, encodeFile, type Kind} from './format.js'
+import {MemError} from '../errors.js'
+import {
+  backupPath,
+  ChangedMeanwhile,
+  DurableJsonFile,
+  fileIdentity,
+  identityText,
+  isCurrent,
+  knownIdentity,
+  makeDirDurably,
+  removeQuietly,
+} from './durable-file.js'
+import {decodeFile, encodeFile, FORMAT_VERSION, type Kind} from './format.js'
+import {
+  appendJournal,
+  applyJournal,
+  forgetJournal,
+  JOURNAL_NAME,
+  journalPath,
+  openJournal,
+  readJournal,
+  type JournalOp,
+} from './journal.js'
 import {refuseLinkedDataFile} from './links.js'
-import {inside} from './paths.js'
+import {agentOfDataFile, inside} from './paths.js'
 
 export interface SegmentSpec<T> {
   kind: Kind
@@ -23,10 +44,14 @@ const SEGMENT_NAME = /^\d{6}\.json$/
 export interface Segment<T> {
   name: string
   records: T[]
-  /** Serialized size at the last read or write, to decide when to open a new segment. */
+  /** Serialized size (JSON file and journal) at the last read or write, to decide when to open a new segment. */
   bytes: number
-  /** For a segment this process just wrote: the identity of the file it wrote (see writeFileDurably). */
+  /** For a segment this process just wrote: the identity of the files it wrote (see writeFileDurably, fingerprint). */
   identity?: string
+  /** The format version of the JSON file; a journal goes only beside a file of the current version. */
+  version?: number
+  /** Bytes of whole lines in the segment's journal (0: none). */
+  journal?: number
 }
 
 /**
@@ -45,15 +70,19 @@ export class SegmentedFiles<T> {
     this.folder = join(agentDir, spec.folder)
   }
 
+  /** The journals seen by the last listing, so that a segment without one costs one lstat, not two. */
+  private journals?: Set<string>
+
   names(): string[] {
+    let all: string[]
     try {
-      return readdirSync(this.folder)
-        .filter((name) => SEGMENT_NAME.test(name))
-        .sort()
+      all = readdirSync(this.folder)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-      throw error
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      all = []
     }
+    this.journals = new Set(all.filter((name) => JOURNAL_NAME.test(name)))
+    return all.filter((name) => SEGMENT_NAME.test(name)).sort()
   }
 
   path(name: string): string {
@@ -64,26 +93,70 @@ export class SegmentedFiles<T> {
    * A cheap identity for a segment's current bytes: every write replaces the file by a rename,
    * so a new version has a new inode as well as a new time. Undefined when the file is gone.
    */
+  /**
+   * The segment's identity, journal included: it changes whenever either file's content does
+   * (a rename gives the JSON file a new inode, an append grows the journal), so it is the key
+   * for anything derived from a segment. Undefined when the JSON file is gone.
+   */
   fingerprint(name: string): string | undefined {
-    return linkAwareIdentity(this.path(name))
+    const path = this.path(name)
+    const base = linkAwareIdentity(path)
+    if (base === undefined) return undefined
+    const journal = journalPath(path)
+    // Listed before the stat: a journal made since is read anyway, so what is held is never older than its key.
+    if (this.journals && !this.journals.has(basename(journal))) return base
+    const identity = linkAwareIdentity(journal)
+    return identity === undefined ? base : combined(base, identity)
   }
 
-  read(name: string): Segment<T> & {migrated: boolean; version?: number} {
+  journalPath(name: string): string {
+    return journalPath(this.path(name))
+  }
+
+  /**
+   * Reads the JSON file and applies its journal. The journal is opened first: a writer that folds
+   * it into the JSON file and removes it in between leaves this reader the old journal's bytes
+   * (still open) beside the new file, whose changes they repeat harmlessly, never the old file
+   * without its changes.
+   */
+  read(name: string): Segment<T> & {migrated: boolean} {
     const path = this.path(name)
     refuseLinkedDataFile(path)
-    const db = new LowSync<unknown>(new DurableJsonFile(path), null)
-    db.read()
-    if (db.data === null) return {name, records: [], bytes: 0, migrated: false}
-    const decoded = decodeFile(path, this.spec.kind, this.spec.record, db.data)
-    return {
-      name,
-      records: decoded.records,
-      bytes: statSync(path).size,
-      migrated: decoded.migrated,
-      version: decoded.version,
+    const journal = journalPath(path)
+    const fd = openJournal(journal)
+    try {
+      const db = new LowSync<unknown>(new DurableJsonFile(path), null)
+      db.read()
+      if (db.data === null) return {name, records: [], bytes: 0, migrated: false}
+      const decoded = decodeFile(path, this.spec.kind, this.spec.record, db.data)
+      const bytes = statSync(path).size
+      if (fd === undefined)
+        return {name, records: decoded.records, bytes, migrated: decoded.migrated, version: decoded.version}
+      const changes = readJournal(fd, journal, {kind: this.spec.kind, agent: agentOfDataFile(path), segment: name})
+      const records = applyJournal(
+        journal,
+        decoded.records as (T & {id: string})[],
+        changes.ops,
+        this.spec.record as v.GenericSchema<unknown, T & {id: string}>,
+      )
+      return {
+        name,
+        records,
+        bytes: bytes + changes.end,
+        migrated: decoded.migrated,
+        version: decoded.version,
+        journal: changes.end,
+      }
+    } finally {
+      if (fd !== undefined) closeSync(fd)
     }
   }
 
+  /**
+   * Writes the segment's JSON file whole (a new segment, an upgrade, an import, or folding the
+   * journal in), then retires the journal, whose changes the file now holds (see retireJournal). A crash in between
+   * leaves a journal that repeats what the file says, which replays to the same records.
+   */
   write(name: string, records: T[]): Segment<T> {
     makeDirDurably(this.folder)
     const path = this.path(name)
@@ -91,7 +164,37 @@ export class SegmentedFiles<T> {
     const db = new LowSync<unknown>(file, null)
     db.data = encodeFile(this.spec.kind, records, path)
     db.write()
-    return {name, records, bytes: file.written!.bytes, identity: file.written!.identity}
+    const journal = journalPath(path)
+    let identity = file.written!.identity
+    try {
+      // The listing that came before (under the lock) says whether there is a journal to retire.
+      if (this.journals === undefined || this.journals.has(basename(journal))) retireJournal(journal)
+      else removeQuietly(backupPath(journal))
+      forgetJournal(journal)
+      this.journals?.delete(basename(journal))
+    } catch {
+      // Left in place: it replays to what the file holds; its identity stays part of the segment's.
+      const left = linkAwareIdentity(journal)
+      if (left !== undefined) identity = combined(identity, left)
+    }
+    return {name, records, bytes: file.written!.bytes, identity, version: FORMAT_VERSION, journal: 0}
+  }
+
+  /**
+   * Appends changes to the segment's journal (the caller holds the lock and has just read the
+   * segment). Returns the segment's new identity, or throws ChangedMeanwhile when the JSON file
+   * is not the one this process read.
+   */
+  append(name: string, ops: JournalOp[]): {identity: string; bytes: number; journal: number} {
+    const path = this.path(name)
+    const base = knownIdentity(path)
+    if (base === undefined || !isCurrent(path)) throw new ChangedMeanwhile(path)
+    const agent = agentOfDataFile(path)
+    if (agent === undefined) throw new MemError('internal', `${path} is not inside an agent folder`)
+    const journal = journalPath(path)
+    const written = appendJournal(journal, {kind: this.spec.kind, agent, segment: name}, ops)
+    this.journals?.add(basename(journal))
+    return {identity: combined(base, written.identity), bytes: written.bytes, journal: written.end}
   }
 
   /** Where the next record goes: the last segment, or a new one once the last is full. */
@@ -116,6 +219,26 @@ export function linkAwareIdentity(path: string): string | undefined {
     throw error
   }
   return st.isSymbolicLink() ? `link:${fileIdentity(path) ?? '-'}` : identityText(st)
+}
+
+/**
+ * The journal just folded into its JSON file is kept as `<journal>.bak`, beside the file's own
+ * `.bak` (the version before this write): together they are the segment as it was, so restoring
+ * the `.bak` (`mem doctor --fix`) loses none of the folded changes. A whole write of a segment
+ * without a journal removes an older `.jsonl.bak`, which its `.bak` no longer goes with.
+ */
+function retireJournal(journal: string): void {
+  try {
+    renameSync(journal, backupPath(journal))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    removeQuietly(backupPath(journal))
+  }
+}
+
+/** A segment's identity when it has a journal: the JSON file's and the journal's. */
+function combined(base: string, journal: string): string {
+  return `${base}+${journal}`
 }
 
 export function segmentName(n: number): string {

@@ -117,9 +117,19 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
         // Set up through the store itself (the same code the binary runs), to keep the test quick.
         const store = new FileStore(home)
         const first = await store.addFact('alice', {content: 'deploys go out on Tuesdays', tags: []})
-        await store.addFact('alice', {content: 'the staging database is read-only', tags: []})
         await store.saveCheckpoint('alice', {state: {step: 1}})
-        await store.saveCheckpoint('alice', {state: {step: 2}})
+        // An import writes each segment whole, so each file has a .bak (an add or a save appends to its journal).
+        await store.importRecords('alice', {
+          facts: [
+            {
+              id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+              content: 'the staging database is read-only',
+              tags: [],
+              created_at: '2026-01-01T00:00:00.000Z',
+            },
+          ],
+          checkpoints: [{id: '01JAAAAAAAAAAAAAAAAAAAAAAB', created_at: '2026-01-01T00:00:00.000Z', state: {step: 2}}],
+        })
         await store.addFact('bob', {content: 'bob likes tea', tags: []})
         const file = join(home, damaged)
         const good = readFileSync(join(`${file}.bak`))
@@ -172,7 +182,12 @@ describe('corrupt and foreign data files (built mem, real files)', function () {
     const {home, cleanup} = tempHome()
     try {
       assert.equal(mem(home, ['add', 'deploys go out on Tuesdays', '-a', 'alice']).code, 0)
-      assert.equal(mem(home, ['add', 'the staging database is read-only', '-a', 'alice']).code, 0)
+      // Imported, so the file is written whole and keeps a .bak (an add appends to its journal).
+      const line = (record: object) => JSON.stringify(record)
+      const imported = mem(home, ['import', '-'], {
+        input: `${line({type: 'header', format: 'mem.export', version: 1})}\n${line({type: 'fact', agent_id: 'alice', id: '01JAAAAAAAAAAAAAAAAAAAAAAA', content: 'the staging database is read-only', tags: [], created_at: '2026-01-01T00:00:00.000Z'})}\n`,
+      })
+      assert.equal(imported.code, 0, imported.stderr)
       const file = join(home, 'agents/alice/facts/000001.json')
       const written = readFileSync(file, 'utf8')
       // A person pretty-prints the file, edits a fact and leaves a trailing comma.

@@ -23,7 +23,21 @@ describe('mem doctor says what it did, in plain words', () => {
   })
 
   it('after --fix restores a corrupt file, the report names the file kept aside and no longer says to run --fix', () => {
-    for (const text of ['one', 'two']) assert.equal(mem(home.home, ['add', text, '-a', 'alice']).code, 0)
+    assert.equal(mem(home.home, ['add', 'one', '-a', 'alice']).code, 0)
+    // Imported, so the file is written whole and keeps a .bak (an add appends to its journal).
+    const two = {
+      type: 'fact',
+      agent_id: 'alice',
+      id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+      content: 'two',
+      tags: [],
+      created_at: '2026-01-01T00:00:00.000Z',
+    }
+    const header = {type: 'header', format: 'mem.export', version: 1}
+    assert.equal(
+      mem(home.home, ['import', '-'], {input: `${JSON.stringify(header)}\n${JSON.stringify(two)}\n`}).code,
+      0,
+    )
     const file = join(home.home, 'agents', 'alice', 'facts', '000001.json')
     writeFileSync(file, readFileSync(file).subarray(0, 30))
     const r = mem(home.home, ['doctor', '--fix'])

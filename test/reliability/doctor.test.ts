@@ -32,7 +32,8 @@ describe('mem doctor (built binary)', function () {
   it('a healthy home: exit 0, prose says so', () => {
     const r = mem(home.home, ['doctor'])
     assert.equal(r.code, 0)
-    assert.match(r.stdout, /^Checked 2 data files of 1 agent in .*\nEverything is in order\.\n$/)
+    // The facts' JSON file and its journal (the second add), and the checkpoints' file.
+    assert.match(r.stdout, /^Checked 3 data files of 1 agent in .*\nEverything is in order\.\n$/)
     assert.deepEqual(report(home.home).report.problems, [])
   })
 

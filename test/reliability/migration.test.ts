@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import {chmodSync, cpSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {FORMAT_VERSION} from '../../src/store/format.js'
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {modeOf, modes, readBack, snapshot} from './files.js'
@@ -43,7 +44,7 @@ describe('format migration: a home written by mem 0.1.0 (format 1)', function ()
     assert.deepEqual(dataFiles(snapshot(home.home)), dataFiles(before), 'a reader holds no lock, so it never upgrades')
   })
 
-  it('the first write upgrades every file to format 2 under the lock, keeping the old bytes as .v1.bak', async () => {
+  it('the first write upgrades every file to the current format under the lock, keeping the old bytes as .v1.bak', async () => {
     const original = {
       facts: readFileSync(join(home.home, FACTS)),
       checkpoints: readFileSync(join(home.home, CHECKPOINTS)),
@@ -56,7 +57,7 @@ describe('format migration: a home written by mem 0.1.0 (format 1)', function ()
       [CHECKPOINTS, original.checkpoints],
     ] as const) {
       const upgraded = envelope(home.home, file)
-      assert.equal(upgraded.version, 2)
+      assert.equal(upgraded.version, FORMAT_VERSION)
       assert.equal(upgraded.agent, 'alice')
       assert.deepEqual(readFileSync(join(home.home, `${file}.v1.bak`)), bytes, 'the format 1 bytes are kept')
       assert.equal(modeOf(join(home.home, `${file}.v1.bak`)), 0o600)
@@ -80,10 +81,10 @@ describe('format migration: a home written by mem 0.1.0 (format 1)', function ()
       assert.equal((await mcp.call('checkpoint_save', {state: {step: 4}})).isError, undefined)
       assert.equal(
         envelope(home.home, FACTS).version,
-        2,
+        FORMAT_VERSION,
         'the facts file was upgraded though only a checkpoint was written',
       )
-      assert.equal(envelope(home.home, CHECKPOINTS).version, 2)
+      assert.equal(envelope(home.home, CHECKPOINTS).version, FORMAT_VERSION)
     } finally {
       await mcp.close()
     }

@@ -21,8 +21,8 @@ async function underUmask<T>(mask: number, fn: () => Promise<T>): Promise<T> {
 function assertPrivate(root: string): void {
   const found = modes(root)
   assert.ok(
-    found.some((f) => f.path.endsWith('.bak')),
-    'the check covers the .bak links',
+    found.some((f) => f.path.endsWith('.jsonl')),
+    'the check covers the journals',
   )
   assert.ok(
     found.some((f) => f.path.endsWith('revision.json')),

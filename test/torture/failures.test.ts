@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
 import {BIN, mem, tempHome} from '../helpers/mem.js'
@@ -23,20 +23,46 @@ describe('torture: failures before and after the commit (strace fault injection)
 
   const contents = async (): Promise<string[]> => (await readBack(home.home, 's')).facts.map((f) => f.content)
 
-  // In `mem add` to an existing agent: fsync 1 flushes the new data file, fsync 2 its folder
-  // after the rename; rename 1 commits the data file, rename 2 replaces revision.json.
-  for (const {what, prefix} of [
-    {what: 'writing revision.json fails with ENOSPC', prefix: failing('rename', 'ENOSPC', 2)},
-    {what: 'flushing the folder after the rename fails with EIO (every time)', prefix: failing('fsync', 'EIO', 2)},
+  // A whole data file is written by `mem import` (and when a segment opens or is folded): rename 1
+  // commits the data file, fsync 2 flushes its folder, rename 2 replaces revision.json. `mem add`
+  // to the seed's segment appends to a new journal: fsync 1 flushes it, fsync 2 the folder that gained it.
+  const imported = `${[
+    JSON.stringify({type: 'header', format: 'mem.export', version: 1}),
+    JSON.stringify({
+      type: 'fact',
+      agent_id: 's',
+      id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+      content: 'committed',
+      tags: [],
+      created_at: '2026-01-01T00:00:00.000Z',
+    }),
+  ].join('\n')}\n`
+  for (const {what, prefix, args, input} of [
+    {
+      what: 'writing revision.json fails with ENOSPC',
+      prefix: failing('rename', 'ENOSPC', 2),
+      args: ['import', '-'],
+      input: imported,
+    },
+    {
+      what: 'flushing the folder after the rename fails with EIO (every time)',
+      prefix: failing('fsync', 'EIO', 2),
+      args: ['import', '-'],
+      input: imported,
+    },
+    {
+      what: 'flushing the folder of a new journal fails with EIO (every time)',
+      prefix: failing('fsync', 'EIO', 2),
+      args: ['add', 'committed', '-a', 's'],
+    },
   ]) {
-    it(`once the data file is renamed into place, ${what}: the add still succeeds, and the store stays sound`, async () => {
-      const r = await startMem(home.home, ['add', 'committed', '-a', 's', '--json'], {prefix}).done
+    it(`once the data is in place, ${what}: the change still succeeds, and the store stays sound`, async () => {
+      const r = await startMem(home.home, [...args, '--json'], {prefix, input}).done
       assert.equal(r.code, 0, r.stdout + r.stderr)
-      const id = ackedId(r)
-      assert.ok(id)
-      assert.deepEqual(await contents(), ['seed', 'committed'])
+      if (args[0] === 'add') assert.ok(ackedId(r))
+      assert.deepEqual((await contents()).sort(), ['committed', 'seed'])
       assert.equal(mem(home.home, ['add', 'after', '-a', 's']).code, 0)
-      assert.deepEqual(await contents(), ['seed', 'committed', 'after'])
+      assert.deepEqual((await contents()).sort(), ['after', 'committed', 'seed'])
       const doctor = mem(home.home, ['doctor'])
       assert.equal(doctor.code, 0, doctor.stdout)
     })
@@ -51,9 +77,11 @@ describe('torture: failures before and after the commit (strace fault injection)
     assert.equal(error.code, 'io_error')
     assert.match(
       error.message,
-      /^could not write \S+\/agents\/s\/facts\/000001\.json: no space left on device \(ENOSPC\); nothing was saved$/,
+      /^could not write \S+\/agents\/s\/facts\/000001\.jsonl: no space left on device \(ENOSPC\); nothing was saved$/,
     )
     assert.deepEqual(await contents(), ['seed'])
+    // The journal it had just made is gone again: nothing of the failed line is left for a reader.
+    assert.equal(existsSync(join(agentDir(home.home, 's'), 'facts', '000001.jsonl')), false)
     assert.deepEqual(
       readdirSync(join(agentDir(home.home, 's'), 'facts')).filter((n) => n.endsWith('.tmp')),
       [],
@@ -165,7 +193,22 @@ describe('torture: folders, read-only file systems and repairs under a full disk
 
   it('doctor --fix under a full disk leaves no extra .corrupt-<time> copy per failed attempt, and succeeds once there is room', async () => {
     assert.equal(mem(home.home, ['add', 'one', '-a', 'd']).code, 0)
-    assert.equal(mem(home.home, ['add', 'two', '-a', 'd']).code, 0)
+    // An import writes the segment whole, keeping the version before it as 000001.json.bak (an add would append to the journal).
+    const two = [
+      {type: 'header', format: 'mem.export', version: 1},
+      {
+        type: 'fact',
+        agent_id: 'd',
+        id: '01JAAAAAAAAAAAAAAAAAAAAAAA',
+        content: 'two',
+        tags: [],
+        created_at: '2026-01-01T00:00:00.000Z',
+      },
+    ]
+    const imported = await startMem(home.home, ['import', '-'], {
+      input: two.map((l) => JSON.stringify(l)).join('\n') + '\n',
+    }).done
+    assert.equal(imported.code, 0, imported.stderr)
     const facts = join(agentDir(home.home, 'd'), 'facts')
     writeFileSync(join(facts, '000001.json'), '{"broken')
     const aside = (): string[] => readdirSync(facts).filter((n) => n.includes('.corrupt-'))

@@ -1,5 +1,6 @@
 import {spawn, type ChildProcess} from 'node:child_process'
-import {readdirSync} from 'node:fs'
+import {closeSync, openSync, readFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
@@ -53,6 +54,32 @@ export function stall(syscall: 'fsync' | 'rename', ms: number, when: 'enter' | '
   ]
 }
 
+/**
+ * strace arguments that make a process's `nth` call of `syscall` on `path` (a segment's journal,
+ * say, which need not exist yet: strace follows the descriptors opened on it) stall for `ms`.
+ */
+export function stallOn(
+  path: string,
+  syscall: 'openat' | 'write',
+  ms: number,
+  when: 'enter' | 'exit',
+  nth = 1,
+): string[] {
+  return [
+    'strace',
+    '-f',
+    '-qq',
+    '-o',
+    '/dev/null',
+    '-P',
+    path,
+    '-e',
+    `trace=${syscall}`,
+    '-e',
+    `inject=${syscall}:delay_${when}=${ms * 1000}:when=${nth}`,
+  ]
+}
+
 /** strace arguments that make calls of `syscall` fail with `errno`, from the `nth` on. */
 export function failing(syscall: string, errno: string, nth: number): string[] {
   return [
@@ -69,9 +96,9 @@ export function failing(syscall: string, errno: string, nth: number): string[] {
 }
 
 /**
- * Waits until a process for which `accept` is true is in the middle of a write to the facts of
- * `agent` (its temp file `.<name>.<pid>.<random>.tmp` is there, so it holds the lock) and
- * returns its pid. Gives up (throws) after 20 s, or once `gone` says that process has exited.
+ * Waits until a process for which `accept` is true holds the lock of `agent` (the kernel lock on
+ * its `write.lock` is taken, and the pid it wrote there is accepted) and returns its pid. Gives
+ * up (throws) after 20 s, or once `gone` says that process has exited.
  */
 export async function untilWriting(
   home: string,
@@ -80,24 +107,43 @@ export async function untilWriting(
   gone: () => boolean = () => false,
 ): Promise<number> {
   const deadline = Date.now() + 20_000
-  const facts = join(agentDir(home, agent), 'facts')
+  const lock = join(agentDir(home, agent), 'write.lock')
   for (;;) {
-    const pid = writers(facts).find(accept)
-    if (pid !== undefined) return pid
+    const pid = holder(lock)
+    if (pid !== undefined && accept(pid)) return pid
     if (gone()) throw new Error(`the process expected to write to ${agent} ended first`)
     if (Date.now() > deadline) throw new Error(`nobody wrote to ${agent} within 20 s`)
     await sleep(1)
   }
 }
 
-function writers(dir: string): number[] {
+const locks = createRequire(import.meta.url)('fs-native-extensions') as {
+  tryLock(fd: number): boolean
+  unlock(fd: number): void
+}
+
+/** The pid of the process holding the lock file's kernel lock, or undefined when nobody holds it. */
+function holder(lock: string): number | undefined {
+  let fd: number
   try {
-    return readdirSync(dir)
-      .map((name) => /^\..*\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1])
-      .filter((pid): pid is string => pid !== undefined)
-      .map(Number)
+    fd = openSync(lock, 'r+')
   } catch {
-    return []
+    return undefined
+  }
+  try {
+    if (locks.tryLock(fd)) {
+      locks.unlock(fd)
+      return undefined
+    }
+    // Just after taking the lock, the holder may not have written its pid over the last holder's yet.
+    const pid = (JSON.parse(readFileSync(fd, 'utf8')) as {pid?: unknown}).pid
+    if (typeof pid !== 'number') return undefined
+    process.kill(pid, 0)
+    return pid
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
   }
 }
 

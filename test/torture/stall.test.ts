@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
@@ -10,7 +10,7 @@ import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {agentDir} from '../../src/store/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
 import {SegmentedFiles} from '../../src/store/segments.js'
-import {OLD_STALE, ackedId, stall, startMem, untilWriting} from './helpers.js'
+import {OLD_STALE, ackedId, stall, stallOn, startMem, untilWriting} from './helpers.js'
 
 /**
  * A writer that stalls while it holds the lock (a slow disk, Ctrl-Z, SIGSTOP) must keep it:
@@ -26,13 +26,18 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
   })
   afterEach(() => home.cleanup())
 
+  // The add after the seed appends to the seed segment's journal; a thread turn opens no new segment either.
+  const journal = () => join(agentDir(home.home, 's'), 'facts', '000001.jsonl')
   const stalls = [
-    {what: 'a 3 s fsync of the data file (a slow disk)', prefix: stall('fsync', 3000, 'exit')},
-    {what: 'a 3 s stall just before the rename that commits', prefix: stall('rename', 3000, 'enter')},
+    {what: 'a 3 s fsync of the data file (a slow disk)', prefix: () => stall('fsync', 3000, 'exit')},
+    {
+      what: 'a 3 s stall just before the write of the line that commits',
+      prefix: () => stallOn(journal(), 'write', 3000, 'enter'),
+    },
   ]
   for (const {what, prefix} of stalls) {
     it(`${what}: waiting writers succeed after it, an impatient one times out naming the holder`, async () => {
-      const slow = startMem(home.home, ['add', 'A: the stalled writer', '-a', 's', '--json'], {prefix})
+      const slow = startMem(home.home, ['add', 'A: the stalled writer', '-a', 's', '--json'], {prefix: prefix()})
       let slowDone = false
       void slow.done.then(() => (slowDone = true))
       const holder = await untilWriting(home.home, 's', undefined, () => slowDone)
@@ -67,18 +72,18 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     })
   }
 
-  it('a server stalled just after its rename never takes the identity of a file it did not write for its own', async () => {
+  it('a server stalled between its append and its flush never takes the identity of a file it did not write for its own', async () => {
     const mcp = await connectMcp(home.home, {
       args: ['--agent', 's'],
       env: OLD_STALE,
-      prefix: stall('rename', 2000, 'exit'),
+      // fsync 1 of the server's first add flushes the journal it has just written to.
+      prefix: stall('fsync', 2000, 'enter'),
     })
     try {
-      const segment = join(agentDir(home.home, 's'), 'facts', '000001.json')
-      const pending = mcp.call('memory_add', {content: 'one'})
-      // The rename is done (the file holds "one"), its return delayed: the file is replaced behind the lock's back.
-      while (!readFileSync(segment, 'utf8').includes('"one"')) await sleep(2)
       const files = new SegmentedFiles<FactRecord>(agentDir(home.home, 's'), FACT_SEGMENT)
+      const pending = mcp.call('memory_add', {content: 'one'})
+      // The line is written (the journal holds "one"), its flush delayed: the segment is folded and replaced behind the lock's back.
+      while (!(existsSync(journal()) && readFileSync(journal(), 'utf8').includes('"one"'))) await sleep(2)
       const records = files.read('000001.json').records
       files.write('000001.json', [
         ...records,
@@ -98,21 +103,14 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     assert.deepEqual(contents, ['seed', 'one', 'written behind the lock', 'two'])
   })
 
-  it('a server whose file is replaced behind the lock in the middle of its change reads it again and goes on: not refused, not wedged', async () => {
-    // In the server's first memory_add, mkdir 1 makes sure of the agent folder before the lock,
-    // mkdir 2 of facts/ inside the change, after the agent was read: the stall falls between the read and the write.
-    const prefix = [
-      'strace',
-      '-f',
-      '-qq',
-      '-o',
-      '/dev/null',
-      '-e',
-      'trace=mkdir',
-      '-e',
-      'inject=mkdir:delay_exit=2000000:when=2',
-    ]
-    const mcp = await connectMcp(home.home, {args: ['--agent', 's'], env: OLD_STALE, prefix})
+  it('a server whose segment is replaced behind the lock between its read and its append loses nothing: not refused, not wedged', async () => {
+    // In the server's first memory_add, openat 1 of the journal is the read (there is none yet),
+    // openat 2 the append: the stall falls between the read and the write.
+    const mcp = await connectMcp(home.home, {
+      args: ['--agent', 's'],
+      env: OLD_STALE,
+      prefix: stallOn(journal(), 'openat', 2000, 'enter', 2),
+    })
     try {
       const dir = agentDir(home.home, 's')
       const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
@@ -121,6 +119,7 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
       // Well inside the 2 s stall: the server has read the agent under the lock and not written yet.
       await sleep(700)
       assert.equal(readFileSync(join(dir, 'facts', '000001.json'), 'utf8'), before)
+      assert.equal(existsSync(journal()), false)
       files.write('000001.json', [
         ...files.read('000001.json').records,
         {
@@ -136,6 +135,7 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
     } finally {
       await mcp.close()
     }
+    // An append never writes over what it did not read: its line lands after the new file's records.
     const contents = (await readBack(home.home, 's')).facts.map((f) => f.content)
     assert.deepEqual(contents, ['seed', 'written behind the lock', 'from the server', 'and after'])
   })

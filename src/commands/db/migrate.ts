@@ -1,6 +1,5 @@
 import {MemCommand} from '../../cli/base-command.js'
-import {MemError} from '../../errors.js'
-import {checkPostgresUrl, redactUrl} from '../../store/postgres/url.js'
+import {postgresUrl, redactUrl} from '../../store/postgres/url.js'
 
 export default class DbMigrate extends MemCommand {
   static override summary = 'Bring the PostgreSQL schema up to date (the database MEM_STORE names).'
@@ -12,13 +11,7 @@ export default class DbMigrate extends MemCommand {
 
   async run(): Promise<unknown> {
     await this.parse(DbMigrate)
-    const selected = process.env.MEM_STORE?.trim()
-    if (!selected)
-      throw new MemError(
-        'invalid_input',
-        'mem db migrate works on the PostgreSQL database MEM_STORE names, and MEM_STORE is not set; set it to a postgres:// URL (see docs/team.md)',
-      )
-    const url = checkPostgresUrl(selected)
+    const url = postgresUrl('mem db migrate')
     const {PostgresStore} = await import('../../store/postgres/postgres-store.js')
     const store = await PostgresStore.open(url, {shortLived: true, migrate: false})
     try {

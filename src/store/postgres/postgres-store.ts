@@ -20,6 +20,7 @@ import type {
   SearchQuery,
   Store,
 } from '../store.js'
+import {checkDatabase, type DbCheck} from './check.js'
 import {databaseError, type Outcome} from './db-errors.js'
 import {migrate, type MigrateResult} from './migrate.js'
 import {poolConfig} from './pool-config.js'
@@ -98,6 +99,15 @@ export class PostgresStore implements Store {
       return await migrate(this.pool)
     } catch (error) {
       throw this.failure(error, 'none')
+    }
+  }
+
+  /** mem db check: the schema and the rows against each other (check.ts). */
+  async check(): Promise<DbCheck> {
+    try {
+      return await checkDatabase(this.pool)
+    } catch (error) {
+      throw this.failure(error, 'read')
     }
   }
 

@@ -49,3 +49,14 @@ export function scrub(text: string, secrets: readonly (string | undefined)[]): s
   for (const secret of secrets) if (secret !== undefined && secret.length > 0) out = out.split(secret).join('***')
   return out
 }
+
+/** The URL of MEM_STORE, for the commands that work on the database only. */
+export function postgresUrl(command: string, env: NodeJS.ProcessEnv = process.env): string {
+  const selected = env.MEM_STORE?.trim()
+  if (!selected)
+    throw new MemError(
+      'invalid_input',
+      `${command} works on the PostgreSQL database MEM_STORE names, and MEM_STORE is not set; set it to a postgres:// URL (see docs/team.md)`,
+    )
+  return checkPostgresUrl(selected)
+}
