@@ -46,9 +46,6 @@ for (const [name, load] of Object.entries(loaders)) {
       memIndex('without the reply rule (a question lends its next turn the usual share)', {
         replyShare: DEFAULT_TUNING.context,
       }),
-      memIndex('without the length test (a question of any length hands its reply its whole score)', {
-        replyMaxLength: Number.POSITIVE_INFINITY,
-      }),
       memIndex('without date boost', {dateBoost: 1}),
       memIndex('without prefix and typo matching', {prefixMinLength: 0, fuzzyMinLength: 0}),
       plainBm25,

@@ -47,8 +47,6 @@ export interface Tuning extends LooseRules {
   context: number
   /** Share of its score a fact that ends with a question lends to the fact after it, its reply. Equal to `context`: off. */
   replyShare: number
-  /** ...if it is at most this many times as long (in terms) as the average fact; longer ones mostly tell. Infinity: any length. */
-  replyMaxLength: number
   /** How many turns away, either side within its thread, a match lends score. */
   contextReach: number
   /** Score multiplier for facts created within a date the query spells out. 1: off. */
@@ -76,9 +74,6 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   // the question's words ("What concert was it?" - "It was Matt Patterson!"): the reply gets the
   // question's whole score, so it ranks at least as high as the question (ties go to the newer).
   replyShare: 1,
-  // A turn that tells a long story and ends with "What about you?" mostly tells: its reply
-  // answers the question, not the story. The agent's own average length, so no fixed count.
-  replyMaxLength: 1,
   // Naming a date counts about as much as matching one more query word.
   dateBoost: 2,
 }
@@ -203,14 +198,7 @@ export class FactIndex {
         scores: acc.scores,
         contextFor: new Map(),
         accept,
-        facts: {
-          times: this.times,
-          asks: this.asks,
-          prev: this.threads.prev,
-          next: this.threads.next,
-          lengths: this.index.documentLengths,
-          averageLength: this.index.averageLength,
-        },
+        facts: {times: this.times, asks: this.asks, prev: this.threads.prev, next: this.threads.next},
       }
       for (const feature of this.features) feature.apply(ranking)
 

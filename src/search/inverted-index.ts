@@ -90,16 +90,6 @@ export class InvertedIndex {
     return this.live
   }
 
-  /** Each slot's number of terms (0 for a free slot): the index's own array, to read, not to change. */
-  get documentLengths(): Uint32Array {
-    return this.lengths
-  }
-
-  /** The mean number of terms of a live document. */
-  get averageLength(): number {
-    return this.totalLength / this.live || 1
-  }
-
   /** Indexes a document under a free `slot` from its analysed terms, repeats included, and the words that stem to other terms. */
   add(slot: number, terms: readonly string[], surfaces: readonly string[] = []): void {
     for (const word of surfaces) {
@@ -254,7 +244,7 @@ export class InvertedIndex {
       if (!distinct.has(key)) distinct.set(key, w)
     }
     const {k, b, d} = options.bm25
-    const avgLength = this.averageLength
+    const avgLength = this.totalLength / this.live || 1
     this.lastNorm = {k, b, d, avgLength}
     const terms = [...distinct.values()].map((word, q) => {
       const reach = this.expand(word, q, options)

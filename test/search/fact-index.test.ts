@@ -360,33 +360,6 @@ describe('FactIndex context and dates', () => {
     assert.notEqual(plain.search("Who performed at the concert for the daughter's birthday?", {limit: 3})[0]?.id, 'a')
   })
 
-  it('a turn longer than the average fact that ends by asking mostly tells: its reply gets the usual half', () => {
-    const facts = [
-      {
-        id: 's',
-        content:
-          'We drove to the coast, camped by the lighthouse, grilled fish on the beach and watched the concert on the pier. What about you?',
-        tags: [],
-        created_at: at(0),
-        thread: 'chat',
-      },
-      {id: 'r', content: 'I stayed home and read.', tags: [], created_at: at(1), thread: 'chat'},
-      {id: 'u', content: 'The printer on floor two is broken again.', tags: [], created_at: at(2), thread: 'chat'},
-    ]
-    const index = new FactIndex()
-    for (const f of facts) index.add(f)
-    const hits = index.search('concert on the pier', {limit: 3})
-    assert.deepEqual(
-      hits.map((h) => h.id),
-      ['s', 'r', 'u'],
-    )
-    assert.equal(hits[1]!.score, Math.round(hits[0]!.score * DEFAULT_TUNING.context * 1e4) / 1e4)
-    // Without the length test, the story's whole score goes to the reply, which then ranks first.
-    const anyLength = new FactIndex({replyMaxLength: Number.POSITIVE_INFINITY})
-    for (const f of facts) anyLength.add(f)
-    assert.equal(anyLength.search('concert on the pier', {limit: 3})[0]?.id, 'r')
-  })
-
   it('boosts facts created on a date the query spells out', () => {
     const index = new FactIndex()
     index.add({id: 'may', content: 'We went hiking in the hills.', tags: [], created_at: '2023-05-20T10:00:00.000Z'})
@@ -422,7 +395,7 @@ describe('FactIndex serialisation', () => {
     })
     index.add({
       id: 'Q',
-      content: 'Which store sells coffee?',
+      content: 'Which store sells coffee in the morning?',
       tags: [],
       created_at: '2024-01-01T01:01:00.000Z',
       thread: 'shop',
@@ -450,7 +423,7 @@ describe('FactIndex serialisation', () => {
     const facts = [
       {
         id: 'Q',
-        content: 'Which store sells coffee?',
+        content: 'Which store sells coffee in the morning?',
         tags: [],
         created_at: '2024-01-01T01:01:00.000Z',
         thread: 'shop',
@@ -458,7 +431,7 @@ describe('FactIndex serialisation', () => {
       {id: 'A', content: 'The one on the corner.', tags: [], created_at: '2024-01-01T01:02:00.000Z', thread: 'shop'},
       {
         id: 'U',
-        content: 'The printer on the second floor is broken again, says Sam.',
+        content: 'The printer is broken again.',
         tags: [],
         created_at: '2024-01-01T01:03:00.000Z',
         thread: 'shop',

@@ -144,9 +144,8 @@ export class ReferenceIndex {
           for (let step = 1; step <= t.contextReach; step++) {
             const to = order[at + dir * step]
             if (to === undefined || !accepted(this.facts[to]!)) break
-            // A question no longer than the average fact lends more to the fact after it, its reply.
-            const asks = this.facts[i]!.asks && this.facts[i]!.terms.length <= t.replyMaxLength * avg
-            amount *= step === 1 && dir === 1 && asks ? t.replyShare : t.context
+            // A question lends more to the fact after it, its reply.
+            amount *= step === 1 && dir === 1 && this.facts[i]!.asks ? t.replyShare : t.context
             if (amount > loan[to]!) {
               loan[to] = amount
               lender[to] = this.facts[i]!.id

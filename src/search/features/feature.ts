@@ -7,10 +7,6 @@ export interface FactDetails {
   /** The turns before and after each fact in its thread (-1: none). */
   prev: Int32Array
   next: Int32Array
-  /** Each fact's number of indexed terms (words that are not stopwords, tags included). */
-  lengths: Uint32Array
-  /** Their mean over live facts. */
-  averageLength: number
 }
 
 /**

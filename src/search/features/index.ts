@@ -14,13 +14,6 @@ export function rankingFeatures(tuning: Tuning): RankingFeature[] {
   const features: RankingFeature[] = []
   if (tuning.dateBoost !== 1) features.push(new DateBoost(tuning.dateBoost))
   if (tuning.context > 0 && tuning.contextReach > 0)
-    features.push(
-      new ThreadContext({
-        share: tuning.context,
-        replyShare: tuning.replyShare,
-        replyMaxLength: tuning.replyMaxLength,
-        reach: tuning.contextReach,
-      }),
-    )
+    features.push(new ThreadContext({share: tuning.context, replyShare: tuning.replyShare, reach: tuning.contextReach}))
   return features
 }

@@ -4,10 +4,8 @@ import type {Ranking, RankingFeature} from './feature.js'
 export interface ContextShares {
   /** Share of a fact's score lent to its direct neighbours; share^d at d steps. */
   share: number
-  /** Share a fact that ends with a question lends to the fact after it, its reply... */
+  /** Share a fact that ends with a question lends to the fact after it, its reply. */
   replyShare: number
-  /** ...when it is at most this many times the average fact's length. */
-  replyMaxLength: number
   /** Steps to walk either way. */
   reach: number
 }
@@ -17,8 +15,7 @@ export interface ContextShares {
  * question often repeats none of its words: "They were scared but we reassured them" follows
  * "my son got into an accident". So every matching turn lends part of its score to the turns
  * around it in its thread: `share` to a direct neighbour, `share²` two steps away, and a turn
- * that ends with a question, if no longer than the average fact, its `replyShare` to the turn
- * after it. A fact keeps only the
+ * that ends with a question its `replyShare` to the turn after it. A fact keeps only the
  * largest loan on offer (added to its own score), so a fact between two matches is not lifted
  * twice. A turn that matched nothing comes in as the context of its lender. Context stops at
  * facts the search may not return.
@@ -105,16 +102,13 @@ export class ThreadContext implements RankingFeature {
     const score = ranking.scores[slot]!
     this.lendAlong(ranking, ranking.facts.prev, slot, score * share, share)
     // What a question is about is answered by what follows it.
-    this.lendAlong(ranking, ranking.facts.next, slot, score * (this.asks(ranking, slot) ? replyShare : share), share)
-  }
-
-  /**
-   * Whether a fact hands its reply its whole score: it ends with a question and is no longer
-   * than the average fact. A long turn that ends by asking ("...and that was the whole trip.
-   * What about you?") mostly tells, and its reply answers the question, not the story.
-   */
-  private asks({facts}: Ranking, slot: number): boolean {
-    return facts.asks[slot] === 1 && facts.lengths[slot]! <= this.shares.replyMaxLength * facts.averageLength
+    this.lendAlong(
+      ranking,
+      ranking.facts.next,
+      slot,
+      score * (ranking.facts.asks[slot] === 1 ? replyShare : share),
+      share,
+    )
   }
 
   /** Lends `first` to the next fact along `links`, then `share` times less at each step. */
