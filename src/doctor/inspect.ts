@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {asMemError} from '../errors.js'
 import {backupPath, DIR_MODE, DurableJsonFile, FILE_MODE, isTempFile} from '../store/durable-file.js'
 import {decodeFile, type Kind} from '../store/format.js'
+import {firstErrorOffset} from '../store/json-position.js'
 import {isFolderEntry, isLink, linkedDataFileFix, linkedDataFileProblem} from '../store/links.js'
 import {legacyLockPaths, lockPath} from '../store/lock.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
@@ -274,40 +275,50 @@ function dataFileFinding(
   const bak = backupPath(path)
   const bakProblem = decodeProblem(bak, kind, record)
   const bakGood = bakProblem === undefined && entryExists(bak)
-  const handEdit = bakGood && editedByHand(path)
+  const handEdit = bakGood ? handEditOf(path) : undefined
   const finding: Finding = {
     kind: 'corrupt_file',
     path,
     agent,
     problem: problem.message,
     fix: bakGood
-      ? `${handEdit ? handEditLost('discards') : ''}restore the last good copy ${bak} (the change made by the last write to this file is lost) and keep the corrupt file aside as ${path}.corrupt-<time>`
+      ? `${handEdit ? handEditLost('discards', handEdit) : ''}restore the last good copy ${bak} (the change made by the last write to this file is lost) and keep the corrupt file aside as ${path}.corrupt-<time>`
       : `no good copy is kept (${entryExists(bak) ? `${bak} is damaged too` : `no ${bak}`}); repair the file by hand, or move it out of the folder to give up its records`,
     fixed: false,
   }
   if (bakGood)
     finding.repair = () => {
       restoreJournalBackup(path)
-      return `${handEdit ? handEditLost('discarded') : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
+      return `${handEdit ? handEditLost('discarded', handEdit) : ''}restored the last good copy ${bak}; the corrupt file is kept aside as ${restoreBackup(path)}`
     }
   return finding
 }
 
 /** Said first, so the warning is read before the repair it comes with. */
-function handEditLost(tense: 'discards' | 'discarded'): string {
-  return `this ${tense} a hand edit (the file is laid out on several lines, which mem never writes; copy your change back from the file kept aside): `
+function handEditLost(tense: 'discards' | 'discarded', why: string): string {
+  return `this ${tense} a hand edit (${why}; copy your change back from the file kept aside): `
 }
 
 /**
- * Whether a damaged data file is a person's edit rather than a write that went wrong: mem writes
- * each data file as one line of JSON, so one laid out over several lines was edited by hand.
+ * Why a damaged data file looks changed after mem wrote it, by a person or another program,
+ * rather than cut short by a write that went wrong; undefined when it does not. mem writes each
+ * data file whole, as one line of JSON, so a failed write leaves a beginning of that line (or
+ * zeros, or nothing). A file laid out over several lines, one that stops being JSON before its
+ * end (a comma added in an editor), or whole JSON that is not mem's was edited.
  */
-function editedByHand(path: string): boolean {
+function handEditOf(path: string): string | undefined {
+  let text: string
   try {
-    return readFileSync(path, 'utf8').trimEnd().includes('\n')
+    text = readFileSync(path, 'utf8').trimEnd()
   } catch {
-    return false
+    return undefined
   }
+  if (text === '' || text.includes('\u0000')) return undefined
+  if (text.includes('\n')) return 'the file is laid out on several lines, which mem never writes'
+  const offset = firstErrorOffset(text)
+  if (offset === undefined) return 'the file is whole JSON, but not what mem writes there'
+  if (offset >= text.length) return undefined
+  return 'the file stops being JSON before its end, which a write cut short never leaves'
 }
 
 /** `search-index.bin.<pid>.<hex>.tmp` and `duplicates.json.<pid>.<hex>.tmp`, as src/store/search-cache.ts and duplicate-digests.ts name what they are saving. */
