@@ -118,4 +118,50 @@ describe('moving a home into PostgreSQL and back (mem export --all, mem import)'
       temp.cleanup()
     }
   })
+
+  it('mem store copy: into PostgreSQL and back in one step, and again after changes', async () => {
+    const temp = tempHome()
+    const back = tempHome()
+    try {
+      const files = {MEM_STORE: undefined}
+      const run = (home: string, args: string[], env: Record<string, string | undefined>) => {
+        const r = mem(home, args, {env})
+        assert.equal(r.code, 0, r.stderr)
+        return r
+      }
+      run(temp.home, ['add', 'alpha', '--agent', 'a', '--tag', 'x'], files)
+      run(temp.home, ['add', 'a turn', '--agent', 'a', '--thread', 'chat'], files)
+      const id = (
+        JSON.parse(run(temp.home, ['add', 'beta', '--agent', 'b', '--json'], files).stdout) as {fact_id: string}
+      ).fact_id
+      run(temp.home, ['save', '--agent', 'a', '--state', '{"z":1}'], files)
+      const url = await freshDatabase()
+      const body = (text: string) => text.split('\n').slice(1).join('\n')
+
+      const first = run(temp.home, ['store', 'copy', '--to', url, '--json'], files)
+      assert.deepEqual(JSON.parse(first.stdout), {to: url, agents: 2, facts: 3, checkpoints: 1, marked: 0})
+      assert.match(first.stderr, /^1\/2 a: 2 facts and 1 checkpoints added, 0 marked\n2\/2 b: 1 facts/)
+      const exportOf = (home: string, env: Record<string, string | undefined>) =>
+        body(run(home, ['export', '--all'], env).stdout)
+      assert.equal(exportOf(temp.home, {MEM_STORE: url}), exportOf(temp.home, files))
+
+      // Changes made in the files since: a new fact and a replaced one reach the copy.
+      run(temp.home, ['reflect', 'update', '--agent', 'b', '--fact', id, '--content', 'beta v2'], files)
+      const again = run(temp.home, ['store', 'copy', '--to', url, '--json'], files)
+      assert.deepEqual(JSON.parse(again.stdout), {to: url, agents: 2, facts: 1, checkpoints: 0, marked: 1})
+      assert.equal(exportOf(temp.home, {MEM_STORE: url}), exportOf(temp.home, files))
+
+      // And back into an empty folder, from the database.
+      const out = run(temp.home, ['store', 'copy', '--to', back.home], {MEM_STORE: url})
+      assert.match(out.stdout, /^Copied 2 agents to .*: 4 facts and 1 checkpoints added, 0 facts marked/)
+      assert.equal(exportOf(back.home, files), exportOf(temp.home, files))
+
+      const same = mem(temp.home, ['store', 'copy', '--to', url], {env: {MEM_STORE: url}})
+      assert.equal(same.code, 2)
+      assert.match(same.stderr, /--to names the store in use/)
+    } finally {
+      temp.cleanup()
+      back.cleanup()
+    }
+  })
 })
