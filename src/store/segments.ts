@@ -85,8 +85,16 @@ export class SegmentedFiles<T> {
     return all.filter((name) => SEGMENT_NAME.test(name)).sort()
   }
 
+  /** Checked paths by name: a warm refresh asks for each segment's path once per operation. */
+  private readonly paths = new Map<string, string>()
+
   path(name: string): string {
-    return inside(this.folder, name)
+    let path = this.paths.get(name)
+    if (path === undefined) {
+      path = inside(this.folder, name)
+      if (this.paths.size < 100_000) this.paths.set(name, path)
+    }
+    return path
   }
 
   /**
