@@ -199,7 +199,7 @@ describe('saved search index', function () {
     assert.equal(expected.count, 2)
     const {header, body} = readSaved()
     assert.equal(header.format, 'mem.search-index')
-    assert.equal(header.version, 7)
+    assert.equal(header.version, 8)
 
     const bad: Buffer[] = [
       Buffer.from(''),
@@ -223,8 +223,8 @@ describe('saved search index', function () {
     }
     // Another version, another build of the ranking code, the other byte order: never read.
     for (const changed of [
-      {version: 6},
-      {version: 8},
+      {version: 7},
+      {version: 9},
       {signature: 'other'},
       {endian: header.endian === 'LE' ? 'BE' : 'LE'},
     ]) {
@@ -290,7 +290,7 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), '')
     assert.equal(search(home, 'kayak').count, 2)
     assert.equal(existsSync(legacy), false)
-    assert.equal(readSaved().header.version, 7)
+    assert.equal(readSaved().header.version, 8)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {
