@@ -74,6 +74,18 @@ export function agentFlagFor<const M extends Partial<FlagSpec> = Record<never, n
   }
 }
 
+/** The filters `mem search` and `mem list` share: facts with every tag given, saved before a time. */
+export const factFilterFlags = {
+  tag: {
+    kind: 'string',
+    char: 't',
+    description: 'Only facts with this tag (repeat for several; all must match).',
+    multiple: true,
+    field: 'tags',
+  },
+  until: {kind: 'string', description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'},
+} as const satisfies FlagSpecs
+
 /** `--dry-run`: work out and show what would change, change nothing. */
 export function dryRunFlag(description: string) {
   return {'dry-run': {kind: 'boolean', description}} as const satisfies FlagSpecs

@@ -1,5 +1,5 @@
 import {factList} from '../../ops/list.js'
-import {agentFlag, defineCommandSpec} from '../flag-spec.js'
+import {agentFlag, defineCommandSpec, factFilterFlags} from '../flag-spec.js'
 import {resolveTimePhrase} from '../time-phrases.js'
 
 /** `mem list`: flags only. */
@@ -9,19 +9,13 @@ export const listSpec = defineCommandSpec({
   flags: {
     ...agentFlag,
     limit: {kind: 'integer', char: 'n', description: 'Most facts to show (1-10000).', default: 20},
-    tag: {
-      kind: 'string',
-      char: 't',
-      description: 'Only facts with this tag (repeat for several; all must match).',
-      multiple: true,
-      field: 'tags',
-    },
+    tag: factFilterFlags.tag,
     since: {
       kind: 'string',
       description: 'Only facts saved at or after this time (ISO date or phrase).',
       helpValue: 'WHEN',
     },
-    until: {kind: 'string', description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'},
+    until: factFilterFlags.until,
     all: {kind: 'boolean', description: 'Include superseded and deleted facts.'},
   },
   async input(_words, flags) {

@@ -1,5 +1,5 @@
 import {memorySearch} from '../../ops/search.js'
-import {agentFlag, defineCommandSpec} from '../flag-spec.js'
+import {agentFlag, defineCommandSpec, factFilterFlags} from '../flag-spec.js'
 import {joinWords} from '../input.js'
 import {resolveTimePhrase} from '../time-phrases.js'
 
@@ -11,20 +11,14 @@ export const searchSpec = defineCommandSpec({
   flags: {
     ...agentFlag,
     limit: {kind: 'integer', char: 'n', description: 'Most facts to return (1-100).', default: 10},
-    tag: {
-      kind: 'string',
-      char: 't',
-      description: 'Only facts with this tag (repeat for several; all must match).',
-      multiple: true,
-      field: 'tags',
-    },
+    tag: factFilterFlags.tag,
     since: {
       kind: 'string',
       description:
         'Only facts saved at or after this time: an ISO date or a phrase such as "yesterday", "last week", "3 days ago".',
       helpValue: 'WHEN',
     },
-    until: {kind: 'string', description: 'Only facts saved before this time (ISO date or phrase).', helpValue: 'WHEN'},
+    until: factFilterFlags.until,
   },
   async input(words, flags) {
     const query = joinWords(words) ?? ''
