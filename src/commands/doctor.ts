@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {MemCommand} from '../cli/base-command.js'
 import {resolveHome} from '../cli/home.js'
 import {doctor} from '../doctor/doctor.js'
+import {MemError} from '../errors.js'
 
 export default class Doctor extends MemCommand {
   static override summary = 'Check the data files; with --fix, repair what can be repaired safely.'
@@ -21,6 +22,12 @@ export default class Doctor extends MemCommand {
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Doctor)
+    // Checking the files while every other command uses the database would report on the wrong store.
+    if (process.env.MEM_STORE?.trim())
+      throw new MemError(
+        'invalid_input',
+        'MEM_STORE selects a PostgreSQL database, and mem doctor checks the files under MEM_HOME: run mem db check for the database, or unset MEM_STORE to check the files',
+      )
     return this.runIn(doctor, {home: resolveHome()}, {fix: flags.fix})
   }
 }

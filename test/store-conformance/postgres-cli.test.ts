@@ -59,6 +59,17 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       )
     })
 
+    it('mem doctor does not vouch for the files while MEM_STORE selects the database', async () => {
+      const url = await freshDatabase()
+      assert.equal(run(url, ['add', 'kept in the database']).code, 0)
+      const r = run(url, ['doctor', '--json'])
+      assert.equal(r.code, 2, r.stderr)
+      assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'invalid_input')
+      assert.match(r.stderr, /run mem db check for the database, or unset MEM_STORE to check the files/)
+      assert.doesNotMatch(r.stdout, /in order/)
+      assert.equal(run(undefined, ['doctor']).code, 0)
+    })
+
     it('refuses a MEM_STORE that is not a PostgreSQL URL, without repeating it', () => {
       const r = run('mysql://root:hunter2@db/mem', ['list'])
       assert.equal(r.code, 2)
