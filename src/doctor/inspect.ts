@@ -321,7 +321,10 @@ function handEditOf(path: string): string | undefined {
   return 'the file stops being JSON before its end, which a write cut short never leaves'
 }
 
-/** `search-index.bin.<pid>.<hex>.tmp` and `duplicates.json.<pid>.<hex>.tmp`, as src/store/search-cache.ts and duplicate-digests.ts name what they are saving. */
+/**
+ * `search-index.bin.<pid>.<hex>.tmp` and `duplicates.json.<pid>.<hex>.tmp`, as
+ * src/store/search-cache.ts and duplicate-digests.ts name what they are saving.
+ */
 const CACHE_TEMP = /^(?:search-index\.(?:bin|json)|duplicates\.json)\.\d+\.[0-9a-f]+\.tmp$/
 
 const LEFT_BY = {
