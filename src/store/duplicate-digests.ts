@@ -20,12 +20,27 @@ export interface Digests {
   segments: Record<string, {identity: string; hashes: string[]}>
 }
 
+/**
+ * On disk each segment's hashes are one string of fixed-width hashes, so the file costs 11 bytes
+ * a fact and all of cache/ stays smaller than the facts. 64 bits are plenty: a hash only picks
+ * the segment to read, and a hit is confirmed against the fact itself. A file of another
+ * version (version 1 held 16-character hashes in arrays) is not trusted, since its hashes would
+ * never match and the guard would skip segments that hold a duplicate.
+ */
+const VERSION = 2
+const HASH_LENGTH = 11
+
+interface SavedDigests {
+  version: typeof VERSION
+  segments: Record<string, {identity: string; hashes: string}>
+}
+
 export function digestsPath(agentDir: string): string {
   return join(agentDir, 'cache', 'duplicates.json')
 }
 
 export function contentHash(content: string): string {
-  return createHash('sha256').update(normalizedContent(content)).digest('base64url').slice(0, 16)
+  return createHash('sha256').update(normalizedContent(content)).digest('base64url').slice(0, HASH_LENGTH)
 }
 
 export function segmentHashes(records: readonly FactRecord[]): string[] {
@@ -35,8 +50,15 @@ export function segmentHashes(records: readonly FactRecord[]): string[] {
 export function readDigests(agentDir: string): Digests | undefined {
   if (isLink(join(agentDir, 'cache'))) return undefined
   try {
-    const parsed = JSON.parse(readFileSync(digestsPath(agentDir), 'utf8')) as Digests
-    return parsed && typeof parsed.segments === 'object' && parsed.segments !== null ? parsed : undefined
+    const parsed = JSON.parse(readFileSync(digestsPath(agentDir), 'utf8')) as SavedDigests
+    if (parsed?.version !== VERSION || typeof parsed.segments !== 'object' || parsed.segments === null) return undefined
+    const segments: Digests['segments'] = {}
+    for (const [name, {identity, hashes}] of Object.entries(parsed.segments)) {
+      if (typeof identity !== 'string' || typeof hashes !== 'string' || hashes.length % HASH_LENGTH !== 0)
+        return undefined
+      segments[name] = {identity, hashes: hashes.match(new RegExp(`.{${HASH_LENGTH}}`, 'g')) ?? []}
+    }
+    return {segments}
   } catch {
     return undefined
   }
@@ -51,7 +73,10 @@ export function saveDigests(agentDir: string, digests: Digests): void {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
     mkdirSync(dir, {recursive: true, mode: DIR_MODE})
-    writeFileSync(tmp, JSON.stringify(digests), {mode: FILE_MODE, flag: 'wx'})
+    const saved: SavedDigests = {version: VERSION, segments: {}}
+    for (const [name, {identity, hashes}] of Object.entries(digests.segments))
+      saved.segments[name] = {identity, hashes: hashes.join('')}
+    writeFileSync(tmp, JSON.stringify(saved), {mode: FILE_MODE, flag: 'wx'})
     renameSync(tmp, path)
   } catch {
     // A full disk or a read-only folder only costs the next add a re-read.

@@ -532,6 +532,37 @@ describe('what each command reads', function () {
     assert.equal(dawn.duplicate, false)
   })
 
+  it('a cold mem add does not trust digests of another version: it reads the segments they would vouch for', () => {
+    writeFacts(home, [['the heron fishes at dawn'], ['the barn owl hunts at night'], ['a kestrel on the verge']])
+    const dir = agentDir(home, 'default')
+    bumpRevision(
+      dir,
+      readRevision(dir),
+      identitiesOf(
+        dir,
+        [1, 2, 3].map((n) => `facts/${segmentName(n)}`),
+      ),
+    )
+    assert.equal(
+      JSON.parse(segmentsOpened(['add', '--json', 'a swift nests under the eaves']).result.stdout).duplicate,
+      false,
+    )
+    const path = join(dir, 'cache', 'duplicates.json')
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as {
+      version: number
+      segments: Record<string, {identity: string; hashes: unknown}>
+    }
+    assert.ok(Object.keys(saved.segments).length > 0, 'the first cold add saved digests')
+    // The shape an older mem wrote (version 1: arrays of 16-character hashes), with the segments'
+    // current identities: trusted, its hashes would never match and the heron would be stored twice.
+    for (const segment of Object.values(saved.segments)) segment.hashes = ['AAAAAAAAAAAAAAAA']
+    writeFileSync(path, JSON.stringify({segments: saved.segments}))
+
+    const again = segmentsOpened(['add', '--json', 'The heron fishes at dawn'])
+    assert.equal((JSON.parse(again.result.stdout) as {duplicate?: boolean}).duplicate, true)
+    assert.ok(again.opened.includes(segmentName(1)), `the heron's segment is read: ${again.opened.join(', ')}`)
+  })
+
   it('a corrupt older segment fails a search that has a saved index, and is left untouched', () => {
     writeFacts(home, [['the weir floods in spring'], ['the weir was rebuilt']])
     assert.equal(search(home, 'weir').count, 2)
