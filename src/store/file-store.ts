@@ -2,7 +2,7 @@ import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {MemError} from '../errors.js'
-import type {FactIndex, Hit, SearchOptions} from '../search/fact-index.js'
+import type {FactIndex, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './durable-file.js'
@@ -12,6 +12,16 @@ import {idAfter, maxId} from './ids.js'
 import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
+import {
+  checkpointRecord,
+  contextOf,
+  factRecord,
+  knownFact,
+  liveFact,
+  newById,
+  now,
+  supersedingRecord,
+} from './record-rules.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
 import {factDigest, loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
@@ -456,13 +466,7 @@ export class FileStore implements Store {
     return this.write(agent, {facts: guard && !cold ? 'all' : 'last'}, (tx, a) => {
       const existing = !guard ? undefined : cold ? a.coldDuplicate(fact.content) : a.duplicateIndex().find(fact.content)
       if (existing) return {...existing, duplicate: true as const}
-      const record: FactRecord = {
-        id: tx.nextFactId(),
-        content: fact.content,
-        tags: fact.tags,
-        created_at: now(),
-        ...threadOf(fact),
-      }
+      const record = factRecord(tx.nextFactId(), fact, now())
       tx.appendFact(record)
       return record
     })
@@ -495,22 +499,14 @@ export class FileStore implements Store {
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
-    return this.findFact(this.read(agent, {facts: 'all'}), agent, id)
+    return knownFact(agent, id, this.read(agent, {facts: 'all'}).byId().get(id)?.fact)
   }
 
   async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
     return this.write(agent, {facts: 'all'}, (tx, a) => {
-      for (const id of ids) this.findLiveFact(a, agent, id)
+      for (const id of ids) liveFact(agent, id, a.byId().get(id)?.fact)
       const time = now()
-      const record: FactRecord = {
-        id: tx.nextFactId(),
-        content: next.content,
-        tags: next.tags,
-        created_at: time,
-        ...threadOf(next),
-        supersedes: ids,
-        ...(next.reason ? {reason: next.reason} : {}),
-      }
+      const record = supersedingRecord(tx.nextFactId(), next, ids, time)
       // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
       tx.appendFact(record)
       for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time})
@@ -520,7 +516,7 @@ export class FileStore implements Store {
 
   async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
     return this.write(agent, {facts: 'all'}, (tx, a) => {
-      const fact = this.findLiveFact(a, agent, id)
+      const fact = liveFact(agent, id, a.byId().get(id)?.fact)
       const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
       tx.markFact(id, patch)
       return {...fact, ...patch}
@@ -533,13 +529,7 @@ export class FileStore implements Store {
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, {checkpoints: 'last'}, (tx) => {
-      const record: CheckpointRecord = {
-        id: tx.nextCheckpointId(),
-        created_at: now(),
-        ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}),
-        state: checkpoint.state,
-        ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages}),
-      }
+      const record = checkpointRecord(tx.nextCheckpointId(), checkpoint, now())
       tx.appendCheckpoint(record)
       return record
     })
@@ -657,25 +647,6 @@ export class FileStore implements Store {
     })
   }
 
-  private findFact(a: AgentFiles, agent: string, id: string): FactRecord {
-    const entry = a.byId().get(id)
-    if (!entry) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
-    return entry.fact
-  }
-
-  private findLiveFact(a: AgentFiles, agent: string, id: string): FactRecord {
-    const fact = this.findFact(a, agent, id)
-    if (fact.deleted_at !== undefined)
-      throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was deleted at ${fact.deleted_at}.`)
-    if (fact.superseded_by !== undefined) {
-      throw new MemError(
-        'not_found',
-        `Fact "${id}" of agent "${agent}" was replaced by "${fact.superseded_by}" at ${fact.superseded_at}; use that id instead.`,
-      )
-    }
-    return fact
-  }
-
   async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
     return this.write(agent, {facts: 'all', checkpoints: 'all'}, (tx, a) => {
       const knownCheckpoints = new Set([...a.checkpoints.records()].map((c) => c.id))
@@ -733,29 +704,6 @@ function readsDifferently(before: FactRecord | undefined, after: FactRecord): bo
         before.tags.length !== after.tags.length ||
         before.tags.some((tag, i) => tag !== after.tags[i])))
   )
-}
-
-function contextOf(hit: Hit): {contextFor?: string} {
-  return hit.contextFor === undefined ? {} : {contextFor: hit.contextFor}
-}
-
-/** The thread key of a new record: present only when the fact has one, so older readers see the records they always saw. */
-function threadOf(fact: NewFact): {thread?: string} {
-  return fact.thread === undefined ? {} : {thread: fact.thread}
-}
-
-function now(): string {
-  return new Date().toISOString()
-}
-
-/** Records whose id is neither known nor seen earlier in the same batch. */
-function newById<T extends {id: string}>(records: T[], known: (id: string) => boolean): T[] {
-  const seen = new Set<string>()
-  return records.filter((r) => {
-    if (known(r.id) || seen.has(r.id)) return false
-    seen.add(r.id)
-    return true
-  })
 }
 
 /**

@@ -4,10 +4,20 @@ import pg from 'pg'
 import * as v from 'valibot'
 
 import {MemError} from '../../errors.js'
-import type {FactIndex, Hit} from '../../search/fact-index.js'
+import type {FactIndex} from '../../search/fact-index.js'
 import {guarded, normalizedContent} from '../duplicates.js'
 import {idAfter} from '../ids.js'
 import {CheckpointRecord, FactRecord, isLive} from '../records.js'
+import {
+  checkpointRecord,
+  contextOf,
+  factRecord,
+  knownFact,
+  liveFact,
+  newById,
+  now,
+  supersedingRecord,
+} from '../record-rules.js'
 import {loadFactIndex, SIGNATURE, type FactIndexType} from '../search-cache.js'
 import type {
   AddedFact,
@@ -134,13 +144,7 @@ export class PostgresStore implements Store {
         const existing = await w.duplicateOf(fact.content)
         if (existing) return {...existing, duplicate: true as const}
       }
-      const record: FactRecord = {
-        id: w.nextFactId(),
-        content: fact.content,
-        tags: fact.tags,
-        created_at: now(),
-        ...threadOf(fact),
-      }
+      const record = factRecord(w.nextFactId(), fact, now())
       await w.insertFacts([record])
       return record
     })
@@ -189,8 +193,7 @@ export class PostgresStore implements Store {
       agent,
       id,
     ])
-    if (rows[0] === undefined) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
-    return decodeFact(agent, id, rows[0].record)
+    return knownFact(agent, id, rows[0] === undefined ? undefined : decodeFact(agent, id, rows[0].record))
   }
 
   async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
@@ -198,15 +201,7 @@ export class PostgresStore implements Store {
       const current = await this.factsById(w.client, agent, ids)
       for (const id of ids) liveFact(agent, id, current.get(id))
       const time = now()
-      const record: FactRecord = {
-        id: w.nextFactId(),
-        content: next.content,
-        tags: next.tags,
-        created_at: time,
-        ...threadOf(next),
-        supersedes: ids,
-        ...(next.reason ? {reason: next.reason} : {}),
-      }
+      const record = supersedingRecord(w.nextFactId(), next, ids, time)
       await w.insertFacts([record])
       for (const id of new Set(ids))
         await w.replaceFact({...current.get(id)!, superseded_by: record.id, superseded_at: time})
@@ -233,13 +228,7 @@ export class PostgresStore implements Store {
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, async (w) => {
-      const record: CheckpointRecord = {
-        id: w.nextCheckpointId(),
-        created_at: now(),
-        ...(checkpoint.label === undefined ? {} : {label: checkpoint.label}),
-        state: checkpoint.state,
-        ...(checkpoint.messages === undefined ? {} : {messages: checkpoint.messages}),
-      }
+      const record = checkpointRecord(w.nextCheckpointId(), checkpoint, now())
       await w.insertCheckpoints([record])
       return record
     })
@@ -695,38 +684,4 @@ function decodeCheckpoint(agent: string, id: string, record: unknown): Checkpoin
       `checkpoint ${id} of agent "${agent}" in the database is not a checkpoint record mem can read; it was left untouched (restore the row from a backup)`,
     )
   return parsed.output
-}
-
-/** The fact, if it is live; the file store's errors word for word otherwise. */
-function liveFact(agent: string, id: string, fact: FactRecord | undefined): FactRecord {
-  if (!fact) throw new MemError('not_found', `No fact "${id}" found for agent "${agent}".`)
-  if (fact.deleted_at !== undefined)
-    throw new MemError('not_found', `Fact "${id}" of agent "${agent}" was deleted at ${fact.deleted_at}.`)
-  if (fact.superseded_by !== undefined)
-    throw new MemError(
-      'not_found',
-      `Fact "${id}" of agent "${agent}" was replaced by "${fact.superseded_by}" at ${fact.superseded_at}; use that id instead.`,
-    )
-  return fact
-}
-
-function contextOf(hit: Hit): {contextFor?: string} {
-  return hit.contextFor === undefined ? {} : {contextFor: hit.contextFor}
-}
-
-function threadOf(fact: NewFact): {thread?: string} {
-  return fact.thread === undefined ? {} : {thread: fact.thread}
-}
-
-function now(): string {
-  return new Date().toISOString()
-}
-
-function newById<T extends {id: string}>(records: T[], known: (id: string) => boolean): T[] {
-  const seen = new Set<string>()
-  return records.filter((r) => {
-    if (known(r.id) || seen.has(r.id)) return false
-    seen.add(r.id)
-    return true
-  })
 }
