@@ -145,17 +145,9 @@ export class FactIndex {
     const tags = analyzeWords(fact.tags.join(' '))
     const terms = [...content.terms, ...tags.terms]
     const surfaces = [...content.surfaces, ...tags.surfaces]
-    const existing = this.slotOf.get(fact.id)
-    if (existing !== undefined) {
-      // An edited fact keeps its slot; its place in its thread follows its (new) date.
-      this.index.remove(existing)
-      this.index.add(existing, terms, surfaces)
-      this.threads.unlink(existing)
-      this.setMeta(existing, fact.created_at, this.tagSet(fact.tags))
-      this.setAsks(existing, endsWithQuestion(fact.content))
-      this.threads.link(existing, fact.thread)
-      return
-    }
+    // An edited fact takes a new slot: postings keep a removed slot's entries until a sweep, and
+    // a slot that came back to life would count them beside its new ones.
+    this.remove(fact.id)
     const slot = this.ids.length
     this.index.add(slot, terms, surfaces)
     this.ensureSlots(slot + 1)

@@ -242,6 +242,18 @@ describe('FactIndex order and updates', () => {
     assert.equal(top(index, 'parrot'), 'F0006')
   })
 
+  it('a fact replaced under its id scores as if it had been added that way', () => {
+    // Words the fact shares with others keep postings of other facts, where a stale entry of the
+    // edited fact's own could linger and count twice.
+    const facts = spaced([...FACTS.map((f) => f.content), 'Nate feeds the turtles on Fridays.'])
+    const edited = {...facts[6]!, content: 'Nate keeps three parrots and feeds them every morning.'}
+    const index = indexOf(facts)
+    index.add(edited)
+    const fresh = indexOf(facts.map((f) => (f.id === edited.id ? edited : f)))
+    for (const q of ['parrots morning', 'feeds them', 'Nate', 'turtles'])
+      assert.deepEqual(index.search(q, {limit: 5}), fresh.search(q, {limit: 5}), q)
+  })
+
   it('removing and re-adding every fact leaves an index that ranks like a fresh one', () => {
     const index = indexOf(FACTS)
     for (const f of FACTS) index.remove(f.id)
