@@ -1,6 +1,7 @@
 import type pg from 'pg'
 
 import {latestVersion, schemaVersion} from './migrate.js'
+import {inTransaction} from './transaction.js'
 
 export interface DbProblem {
   agent: string
@@ -87,15 +88,7 @@ const CHECKS: {problem: string; sql: string}[] = [
  * looking at the rows.
  */
 export async function checkDatabase(pool: pg.Pool): Promise<DbCheck> {
-  const client = await pool.connect()
-  let broken = false
-  // See PostgresStore.transaction: a connection that breaks while held must not end the process.
-  const onError = () => {
-    broken = true
-  }
-  client.on('error', onError)
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+  return inTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
     const version = await schemaVersion(client)
     const schema = {version, latest: latestVersion()}
     const problems: DbProblem[] = []
@@ -107,7 +100,6 @@ export async function checkDatabase(pool: pg.Pool): Promise<DbCheck> {
             ? `the schema is at version ${version}, behind this mem's ${schema.latest}: run "mem db migrate"`
             : `the schema is at version ${version}, newer than this mem knows (${schema.latest}): upgrade mem`,
       })
-      await client.query('COMMIT')
       return {ok: false, schema, agents: 0, facts: 0, checkpoints: 0, problems}
     }
     for (const check of CHECKS) {
@@ -120,7 +112,6 @@ export async function checkDatabase(pool: pg.Pool): Promise<DbCheck> {
       `SELECT (SELECT count(*) FROM mem_agents) AS agents, (SELECT count(*) FROM mem_facts) AS facts,
               (SELECT count(*) FROM mem_checkpoints) AS checkpoints`,
     )
-    await client.query('COMMIT')
     const c = counts.rows[0]!
     return {
       ok: problems.length === 0,
@@ -130,13 +121,5 @@ export async function checkDatabase(pool: pg.Pool): Promise<DbCheck> {
       checkpoints: Number(c.checkpoints),
       problems,
     }
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true
-    })
-    throw error
-  } finally {
-    client.off('error', onError)
-    client.release(broken)
-  }
+  })
 }

@@ -5,6 +5,7 @@ import {fileURLToPath} from 'node:url'
 import type {Pool, PoolClient} from 'pg'
 
 import {MemError} from '../../errors.js'
+import {inTransaction} from './transaction.js'
 
 /**
  * The schema is plain SQL files, `migrations/NNNN_name.sql`, applied in order, each once, and
@@ -97,38 +98,19 @@ export async function migrate(pool: Pool): Promise<MigrateResult> {
   const now = await schemaVersion(pool)
   if (now > latest) throw tooNew(now)
   if (now === latest) return {version: now, applied: []}
-  const client = await pool.connect()
-  let broken = false
-  // See PostgresStore.transaction: a connection that breaks while held must not end the process.
-  const onError = () => {
-    broken = true
-  }
-  client.on('error', onError)
-  try {
-    await client.query('BEGIN')
-    try {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK])
-      await client.query(VERSION_TABLE)
-      // Read again under the lock: another server may have applied them while this one waited.
-      const current = await schemaVersion(client)
-      if (current > latest) throw tooNew(current)
-      const applied: MigrateResult['applied'] = []
-      for (const m of migrations()) {
-        if (m.version <= current) continue
-        await client.query(m.sql)
-        await client.query('INSERT INTO mem_schema_versions (version, name) VALUES ($1, $2)', [m.version, m.name])
-        applied.push({version: m.version, name: m.name})
-      }
-      await client.query('COMMIT')
-      return {version: Math.max(current, latest), applied}
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true
-      })
-      throw error
+  return inTransaction(pool, 'BEGIN', async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK])
+    await client.query(VERSION_TABLE)
+    // Read again under the lock: another server may have applied them while this one waited.
+    const current = await schemaVersion(client)
+    if (current > latest) throw tooNew(current)
+    const applied: MigrateResult['applied'] = []
+    for (const m of migrations()) {
+      if (m.version <= current) continue
+      await client.query(m.sql)
+      await client.query('INSERT INTO mem_schema_versions (version, name) VALUES ($1, $2)', [m.version, m.name])
+      applied.push({version: m.version, name: m.name})
     }
-  } finally {
-    client.off('error', onError)
-    client.release(broken)
-  }
+    return {version: Math.max(current, latest), applied}
+  })
 }

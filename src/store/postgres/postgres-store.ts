@@ -35,6 +35,7 @@ import {decodeCompact, encodeCompact} from './compact-codec.js'
 import {databaseError, type Outcome} from './db-errors.js'
 import {migrate, type MigrateResult} from './migrate.js'
 import {poolConfig} from './pool-config.js'
+import {inTransaction} from './transaction.js'
 import {redactUrl, urlPassword} from './url.js'
 
 type Client = pg.PoolClient
@@ -495,37 +496,11 @@ export class PostgresStore implements Store {
   }
 
   private async transaction<T>(begin: string, work: (client: Client) => Promise<T>, readOnly: boolean): Promise<T> {
-    let client: Client
-    try {
-      client = await this.pool.connect()
-    } catch (error) {
-      throw this.failure(error, readOnly ? 'read' : 'nothing saved')
-    }
-    let committing = false
-    let broken = false
-    // A connection that breaks between two statements emits 'error' on the client, which would
-    // end the process without a listener (node-postgres leaves that to whoever checked it out).
-    const onError = () => {
-      broken = true
-    }
-    client.on('error', onError)
-    try {
-      await client.query(begin)
-      const result = await work(client)
-      committing = true
-      await client.query('COMMIT')
-      return result
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true
-      })
+    return inTransaction(this.pool, begin, work, (error, committing) => {
       // A COMMIT the server answered with an error saved nothing; one whose answer never came may have.
       const lost = committing && !answeredByServer(error)
-      throw this.failure(error, readOnly ? 'read' : lost ? 'unknown' : 'nothing saved')
-    } finally {
-      client.off('error', onError)
-      client.release(broken)
-    }
+      return this.failure(error, readOnly ? 'read' : lost ? 'unknown' : 'nothing saved')
+    })
   }
 
   private failure(error: unknown, outcome: Outcome): MemError {
