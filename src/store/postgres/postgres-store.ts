@@ -160,6 +160,8 @@ export class PostgresStore implements Store {
       until: query.until,
       partial: query.partial,
     }
+    const fast = await this.searchWarm(agent, query.text, options)
+    if (fast !== undefined) return fast
     for (;;) {
       const hits = await this.snapshot(async (client) => {
         const {rows} = await client.query<{revision: string}>('SELECT revision FROM mem_agents WHERE agent = $1', [
@@ -187,6 +189,52 @@ export class PostgresStore implements Store {
         return hits
       }
     }
+  }
+
+  /**
+   * A search of an agent whose index this process holds, in one statement: the index is searched
+   * as of its revision, then the hits' records and the agent's revision are read together (one
+   * statement, one snapshot). When that revision is still the index's, nothing changed the
+   * agent before the statement began, so the hits and their records are the state at that
+   * revision, as the snapshot transaction would have given. Otherwise (another server or
+   * command changed the agent) undefined: the caller brings the index up to date in a snapshot.
+   */
+  private async searchWarm(
+    agent: string,
+    text: string,
+    options: Parameters<FactIndex['search']>[1],
+  ): Promise<ScoredFact[] | undefined> {
+    const warm = this.warm.get(agent)
+    if (warm === undefined) return undefined
+    // Synchronous: the index cannot move between reading its revision and searching it.
+    const revision = warm.revision
+    const found = warm.index.search(text, options)
+    const {rows} = await this.query<{revision: string; id: string | null; record: unknown}>(
+      `SELECT a.revision, f.id, f.record FROM mem_agents a
+         LEFT JOIN mem_facts f ON f.agent = a.agent AND f.id = ANY($2::text[])
+        WHERE a.agent = $1`,
+      [agent, [...new Set(found.map((h) => h.id))]],
+      // Prepared once per connection: every warm search runs it, planning it each time cost as much as running it.
+      'mem_search_hits',
+    )
+    const seen = rows[0] === undefined ? undefined : Number(rows[0].revision)
+    if (seen !== revision) {
+      // Behind the index (a database restored from a backup): the index says what the database
+      // no longer does, so it is dropped and loaded again.
+      if ((seen === undefined || seen < revision) && this.warm.get(agent) === warm) this.warm.delete(agent)
+      return undefined
+    }
+    const records = new Map<string, FactRecord>()
+    for (const row of rows) if (row.id !== null) records.set(row.id, decodeFact(agent, row.id, row.record))
+    const current = this.warm.get(agent)
+    if (current !== undefined) {
+      // Most recently searched last, for the cache's eviction order.
+      this.warm.delete(agent)
+      this.warm.set(agent, current)
+    }
+    if (found.some((hit) => !records.has(hit.id)))
+      throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
+    return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
@@ -461,9 +509,13 @@ export class PostgresStore implements Store {
     return new Set(rows.map((r) => r.id))
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+    name?: string,
+  ): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values)
+      return await this.pool.query<R>(name === undefined ? {text, values} : {name, text, values})
     } catch (error) {
       throw this.failure(error, 'read')
     }
@@ -626,7 +678,7 @@ class AgentWriter {
 }
 
 /** What the duplicate guard looks facts up by: a digest, so the index stays small whatever the fact's length. */
-function duplicateKey(content: string): string {
+export function duplicateKey(content: string): string {
   return createHash('sha256').update(normalizedContent(content)).digest('hex')
 }
 
