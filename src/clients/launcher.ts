@@ -14,6 +14,8 @@ export interface LaunchOptions {
   binPath: string
   /** Passed on so the server uses the same store as this shell (MEM_HOME). */
   memHome?: string
+  /** The same, for PostgreSQL: MEM_STORE without its password, and the connection variables (store-env.ts). */
+  storeEnv?: Record<string, string>
 }
 
 /**
@@ -23,7 +25,8 @@ export interface LaunchOptions {
  */
 export function launchOf(options: LaunchOptions): Launch {
   const serve = ['mcp', 'serve', ...(options.agent === undefined ? [] : ['--agent', options.agent])]
-  const env = options.memHome ? {MEM_HOME: options.memHome} : undefined
+  const vars = {...(options.memHome ? {MEM_HOME: options.memHome} : {}), ...options.storeEnv}
+  const env = Object.keys(vars).length > 0 ? vars : undefined
   const launch: Launch = options.onPath
     ? {command: 'mem', args: serve}
     : {command: options.nodePath, args: [options.binPath, ...serve]}

@@ -6,6 +6,7 @@ import {defineOperation} from '../ops/operation.js'
 import {CLIENT_IDS, CLIENTS} from './clients.js'
 import {checkServerUrl, remoteProse, remoteSnippet} from './remote.js'
 import {snippetFor, snippetProse} from './snippet.js'
+import {storeEnvironment} from './store-env.js'
 
 /** What setting up a client works on: mem's package root, where bin/run.js lives. */
 export interface SetupContext {
@@ -58,7 +59,11 @@ export const mcpConfig = defineOperation({
     url: v.optional(v.string()),
     token: v.optional(v.string()),
   }),
-  output: v.object({clients: v.array(v.union([ClientSnippet, RemoteSnippet]))}),
+  output: v.object({
+    clients: v.array(v.union([ClientSnippet, RemoteSnippet])),
+    /** Secrets of this shell's database connection the entries do not hold (store-env.ts); absent when none. */
+    left_out: v.optional(v.array(v.string())),
+  }),
   async handler({root}: SetupContext, input) {
     const ids =
       input.client === undefined
@@ -76,7 +81,11 @@ export const mcpConfig = defineOperation({
       workspace: input.workspace,
       root,
     }
-    return {clients: ids.map((id) => snippetFor(CLIENTS[id], options))}
+    const store = storeEnvironment()
+    return {
+      clients: ids.map((id) => snippetFor(CLIENTS[id], options, store.env)),
+      ...(store.leftOut.length > 0 ? {left_out: store.leftOut} : {}),
+    }
   },
   prose: (payload) => payload.clients.map((c) => ('via' in c ? remoteProse(c) : snippetProse(c))).join('\n\n'),
 })

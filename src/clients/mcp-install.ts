@@ -5,6 +5,7 @@ import {CLIENT_IDS, CLIENTS} from './clients.js'
 import {applyChange, planServerEntry} from './config-file.js'
 import {LaunchInput, type SetupContext} from './mcp-config.js'
 import {SERVER_NAME, snippetFor} from './snippet.js'
+import {storeEnvironment} from './store-env.js'
 import {unifiedDiff} from './text-diff.js'
 
 /** `mem mcp install`: merges the entry `mem mcp config` prints into the client's config file. */
@@ -24,16 +25,17 @@ export const mcpInstall = defineOperation({
     /** The copy of the old file, when one was changed. */
     backup: v.optional(v.string()),
     diff: v.string(),
+    /** Secrets of this shell's database connection the entry does not hold (store-env.ts); absent when none. */
+    left_out: v.optional(v.array(v.string())),
   }),
   async handler({root}: SetupContext, input) {
     const client = CLIENTS[input.client]
-    const snippet = snippetFor(client, {
-      agent: input.agent_id,
-      onPath: input.on_path,
-      configFile: input.config_file,
-      workspace: input.workspace,
-      root,
-    })
+    const store = storeEnvironment()
+    const snippet = snippetFor(
+      client,
+      {agent: input.agent_id, onPath: input.on_path, configFile: input.config_file, workspace: input.workspace, root},
+      store.env,
+    )
     const change = planServerEntry(
       snippet.config_file,
       client.serversKey,
@@ -51,6 +53,7 @@ export const mcpInstall = defineOperation({
       replaced: change.replaced,
       ...(backup ? {backup} : {}),
       diff,
+      ...(store.leftOut.length > 0 ? {left_out: store.leftOut} : {}),
     }
   },
   prose(p) {

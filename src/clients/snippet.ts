@@ -26,7 +26,7 @@ export interface ClientSnippet {
   command_line?: string
 }
 
-export function launchFor(options: SetupOptions): Launch {
+export function launchFor(options: SetupOptions, storeEnv: Record<string, string>): Launch {
   return launchOf({
     onPath: options.onPath,
     agent: options.agent,
@@ -34,11 +34,17 @@ export function launchFor(options: SetupOptions): Launch {
     binPath: join(options.root, 'bin', 'run.js'),
     // Absolute: the client starts the server from a folder of its own, where a relative path means another store.
     memHome: process.env.MEM_HOME?.trim() ? resolve(process.env.MEM_HOME.trim()) : undefined,
+    storeEnv,
   })
 }
 
-export function snippetFor(client: Client, options: SetupOptions): ClientSnippet {
-  const launch = launchFor(options)
+export function snippetFor(
+  client: Client,
+  options: SetupOptions,
+  /** What passes this shell's PostgreSQL store on (store-env.ts); empty for the files. */
+  storeEnv: Record<string, string>,
+): ClientSnippet {
+  const launch = launchFor(options, storeEnv)
   const absolute = (path: string | undefined): string | undefined => (path === undefined ? undefined : resolve(path))
   const file = configFileOf(client, {
     configFile: absolute(options.configFile),

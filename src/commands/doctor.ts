@@ -3,14 +3,18 @@ import {Flags} from '@oclif/core'
 import {MemCommand} from '../cli/base-command.js'
 import {resolveHome} from '../cli/home.js'
 import {doctor} from '../doctor/doctor.js'
-import {MemError} from '../errors.js'
+import {checkPostgresUrl} from '../store/postgres/url.js'
 
 export default class Doctor extends MemCommand {
-  static override summary = 'Check the data files; with --fix, repair what can be repaired safely.'
+  static override summary =
+    'Check the data files (or the database MEM_STORE names); with --fix, repair what can be repaired safely.'
   static override description =
     'Checks every data file (that it parses, its format and version), permissions, stale locks, symbolic links, and temporary files left by writes and searches. ' +
     '--fix removes stale locks, temporary files and a linked search-index folder, makes files and folders private, and restores the last good copy of a corrupt file, ' +
-    'keeping the corrupt one aside. Exits with status 1 when problems are left.'
+    'keeping the corrupt one aside. ' +
+    'With MEM_STORE set it checks the PostgreSQL database instead: the connection, the schema version and the rows, as mem db check does; ' +
+    '--fix applies a missing schema version, raises agent counters that are behind their rows and deletes a saved search index ahead of its agent, ' +
+    'and says what it cannot fix (a row that is not a record, or whose values disagree: restore it from a backup). Exits with status 1 when problems are left.'
   static override examples = [
     '<%= config.bin %> doctor',
     '<%= config.bin %> doctor --fix',
@@ -22,12 +26,13 @@ export default class Doctor extends MemCommand {
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Doctor)
-    // Checking the files while every other command uses the database would report on the wrong store.
-    if (process.env.MEM_STORE?.trim())
-      throw new MemError(
-        'invalid_input',
-        'MEM_STORE selects a PostgreSQL database, and mem doctor checks the files under MEM_HOME: run mem db check for the database, or unset MEM_STORE to check the files',
-      )
+    // The store every other command uses: the files would be the wrong one to vouch for.
+    const selected = process.env.MEM_STORE?.trim()
+    if (selected) {
+      const url = checkPostgresUrl(selected)
+      const {doctorDatabase} = await import('../doctor/database.js')
+      return this.runIn(doctorDatabase, {url}, {fix: flags.fix})
+    }
     return this.runIn(doctor, {home: resolveHome()}, {fix: flags.fix})
   }
 }

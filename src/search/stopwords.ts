@@ -134,7 +134,6 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set([
   'can',
   'will',
   'just',
-  'don',
   'should',
   'now',
   'd',
@@ -161,7 +160,6 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set([
   'shouldn',
   'wasn',
   'weren',
-  'won',
   'wouldn',
   // modal verbs missing from the NLTK list
   'would',

@@ -1,6 +1,7 @@
 import {stemmer} from 'stemmer'
 
 import {ENGLISH_STOPWORDS} from './stopwords.js'
+import {baseForm} from './word-forms.js'
 
 /**
  * Runs of letters, combining marks and digits. Everything else separates words: punctuation,
@@ -16,14 +17,21 @@ const APOSTROPHES = /[\u2019\u2018\u02bc\uff07]/g
 const POSSESSIVE = /(\p{L})'s\b/gu
 
 /**
+ * A negative contraction ("don't", "won't", "can't") is the negation of an auxiliary verb, all
+ * stopwords: it is dropped whole, so that its pieces need not be stopwords and "won" (the verb)
+ * and "Don" (the name) stay searchable.
+ */
+const NEGATION = /\p{L}+n't\b/gu
+
+/**
  * Accents on Latin letters are dropped so "café" and "cafe" are one term. Marks in other
  * scripts (Devanagari vowel signs, for one) are part of the letter and stay.
  */
 const LATIN_ACCENTS = /(\p{Script=Latin})\p{M}+/gu
 
 /**
- * Splits text into lower-case words. Possessives lose their "'s", other apostrophes split
- * ("don't" -> "don", "t", both stopwords), accents are folded.
+ * Splits text into lower-case words. Possessives lose their "'s", negative contractions are
+ * dropped, other apostrophes split ("I'm" -> "i", "m", both stopwords), accents are folded.
  */
 export function tokenize(text: string): string[] {
   const folded = text
@@ -32,18 +40,20 @@ export function tokenize(text: string): string[] {
     .toLowerCase()
     .replace(APOSTROPHES, "'")
     .replace(POSSESSIVE, '$1')
-  return folded.match(WORD) ?? []
+  return folded.replace(NEGATION, ' ').match(WORD) ?? []
 }
 
 /**
  * Turns one token into its index term: stopwords are dropped (checked on the surface form,
- * so the list is readable), then words are reduced to their Porter stem so "researching",
- * "researched" and "research" meet. Numbers are kept as they are.
+ * so the list is readable), irregular forms are taken to their base form ("bought" -> "buy"),
+ * then words are reduced to their Porter stem so "researching", "researched" and "research"
+ * meet. Numbers are kept as they are.
  */
 export function toTerm(token: string): string | null {
   if (ENGLISH_STOPWORDS.has(token)) return null
-  if (/^\p{N}+$/u.test(token)) return token
-  return stemmer(token)
+  const base = baseForm(token) ?? token
+  if (/^\p{N}+$/u.test(base)) return base
+  return stemmer(base)
 }
 
 /** The terms a text is indexed or searched under, in order, repeats kept. */

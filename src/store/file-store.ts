@@ -247,14 +247,14 @@ class AgentFiles {
   }
 
   /** The search index over live facts; the facts must have been refreshed with `all`. */
-  searchIndex(FactIndex: FactIndexType): FactIndex {
+  searchIndex(FactIndex: FactIndexType, options: {save?: boolean} = {}): FactIndex {
     if (!this.index) {
       if (!this.facts.complete())
         throw new MemError('internal', 'the facts were not all read before building the search index')
       const keys = this.facts.keys()
       const segments = this.facts.all().map((s) => ({name: s.name, key: keys[s.name] ?? '', records: s.records}))
       const opened = openIndex(FactIndex, this.dir, segments)
-      if (this.resave || worthSaving(opened)) this.save(opened)
+      if (this.resave || options.save === true || worthSaving(opened)) this.save(opened)
       this.index = opened.index
     }
     return this.index
@@ -648,6 +648,29 @@ export class FileStore implements Store {
   }
 
   async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
+    const result = await this.writeImport(agent, batch)
+    if (result.facts.length > 0 || result.marked.length > 0) await this.saveSearchIndex(agent)
+    return result
+  }
+
+  /**
+   * Saves the agent's search index after an import: the import read every fact segment already,
+   * so the first search after it (a cold `mem search`, or a server's first) loads the index
+   * instead of indexing every fact. Derived data: a failure costs that search the rebuild, and
+   * the import it follows has succeeded.
+   */
+  private async saveSearchIndex(agent: string): Promise<void> {
+    try {
+      const FactIndex = await loadFactIndex()
+      // Synchronous from here, like any search: the facts are brought up to date and indexed at once.
+      const a = this.read(agent, {facts: 'all'})
+      a.searchIndex(FactIndex, {save: true})
+    } catch {
+      // The next search builds and saves it.
+    }
+  }
+
+  private writeImport(agent: string, batch: ImportBatch): Promise<ImportResult> {
     return this.write(agent, {facts: 'all', checkpoints: 'all'}, (tx, a) => {
       const knownCheckpoints = new Set([...a.checkpoints.records()].map((c) => c.id))
       const facts = newById(batch.facts, (id) => a.byId().has(id))

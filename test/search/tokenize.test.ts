@@ -26,8 +26,22 @@ describe('tokenize and analyze', () => {
   })
 
   it('splits other contractions into pieces the stopword list holds', () => {
-    assert.deepEqual(tokenize("don't I'm we've"), ['don', 't', 'i', 'm', 'we', 've'])
+    assert.deepEqual(tokenize("I'm we've"), ['i', 'm', 'we', 've'])
     assert.deepEqual(analyze("don't I'm we've"), [])
+  })
+
+  it('drops negative contractions whole, so "won" and "Don" stay searchable', () => {
+    assert.deepEqual(tokenize("don't won't can't Didn’t"), [])
+    assert.deepEqual(analyze('Gina won first place; Don won too'), ['gina', 'won', 'first', 'place', 'don', 'won'])
+  })
+
+  it('meets irregular verbs and plurals with their base form', () => {
+    assert.deepEqual(analyze('bought buy buys'), ['bui', 'bui', 'bui'])
+    assert.deepEqual(analyze('went go'), ['go', 'go'])
+    assert.equal(analyze('taught')[0], analyze('teaching')[0])
+    assert.equal(analyze('children')[0], analyze('child')[0])
+    // Forms that are as often another word are left alone.
+    assert.deepEqual(analyze('saw rose'), ['saw', 'rose'])
   })
 
   it('stems with Porter, so inflections meet', () => {

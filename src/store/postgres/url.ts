@@ -60,3 +60,25 @@ export function postgresUrl(command: string, env: NodeJS.ProcessEnv = process.en
     )
   return checkPostgresUrl(selected)
 }
+
+/**
+ * The URL with its password taken out (from the user part, or a `password` parameter), for
+ * writing where it is kept: a client's config file. The rest, user included, stays as given.
+ */
+export function withoutPassword(value: string): string {
+  const user = value.replace(USER_PASSWORD, (_all, head: string) => {
+    const scheme = /^postgres(?:ql)?:\/\//i.exec(head)![0]
+    const name = head.slice(scheme.length, -1)
+    return name === '' ? scheme : `${scheme}${name}@`
+  })
+  const cut = user.indexOf('#')
+  const base = cut === -1 ? user : user.slice(0, cut)
+  const hash = cut === -1 ? '' : user.slice(cut)
+  const q = base.indexOf('?')
+  if (q === -1) return user
+  const kept = base
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => !/^password=/i.test(pair))
+  return `${base.slice(0, q)}${kept.length > 0 ? `?${kept.join('&')}` : ''}${hash}`
+}
