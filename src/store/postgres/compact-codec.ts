@@ -38,7 +38,11 @@ export function encodeCompact(index: CompactFactIndex): Buffer {
     parts.push(bytes, Buffer.alloc(padded - bytes.length))
     offset += padded
   }
-  const header = Buffer.from(JSON.stringify({format: FORMAT, plain, arrays}))
+  const text = JSON.stringify({format: FORMAT, plain, arrays})
+  // Padded with spaces (which JSON allows) so the arrays start at a multiple of 8: a reader that
+  // holds the bytes in a buffer of its own views them where they are, without a copy.
+  const unpadded = Buffer.byteLength(text)
+  const header = Buffer.from(text.padEnd(text.length + ((8 - ((4 + unpadded) % 8)) % 8), ' '))
   const length = Buffer.alloc(4)
   length.writeUInt32LE(header.length)
   return Buffer.concat([length, header, ...parts])
@@ -54,13 +58,20 @@ export function decodeCompact(data: Buffer): CompactFactIndex | undefined {
       arrays: Record<string, {kind: Kind; offset: number; length: number}>
     }
     if (header.format !== FORMAT) return undefined
-    // Copied out to an aligned buffer: typed-array views need their element alignment.
-    const body = new Uint8Array(data.length - 4 - headerLength)
-    body.set(data.subarray(4 + headerLength))
+    const start = data.byteOffset + 4 + headerLength
+    // Typed-array views need their element alignment: bytes that do not start at a multiple of 8
+    // (another writer's padding, a buffer shared with other data) are copied out first.
+    let body: Uint8Array<ArrayBuffer>
+    if (start % 8 === 0 && data.buffer instanceof ArrayBuffer) {
+      body = new Uint8Array(data.buffer, start, data.length - 4 - headerLength)
+    } else {
+      body = new Uint8Array(data.length - 4 - headerLength)
+      body.set(data.subarray(4 + headerLength))
+    }
     const out: Record<string, unknown> = {...header.plain}
     for (const [key, {kind, offset, length}] of Object.entries(header.arrays)) {
       const Type = KINDS[kind]
-      out[key] = new Type(body.buffer, offset, length)
+      out[key] = new Type(body.buffer, body.byteOffset + offset, length)
     }
     return out as unknown as CompactFactIndex
   } catch {

@@ -65,6 +65,8 @@ interface WarmIndex {
 /** An index is saved once it holds this many facts, and again once it moved this far (revisions) past the saved one. */
 const SAVE_MIN_FACTS = 1000
 const SAVE_AFTER_CHANGES = 200
+/** A saved index is read this many bytes at a time (see readSaved). */
+const SAVED_SLICE_BYTES = 4 * 1024 * 1024
 
 interface AgentRow {
   revision: string
@@ -160,6 +162,8 @@ export class PostgresStore implements Store {
       until: query.until,
       partial: query.partial,
     }
+    const fast = await this.searchWarm(agent, query.text, options)
+    if (fast !== undefined) return fast
     for (;;) {
       const hits = await this.snapshot(async (client) => {
         const {rows} = await client.query<{revision: string}>('SELECT revision FROM mem_agents WHERE agent = $1', [
@@ -187,6 +191,52 @@ export class PostgresStore implements Store {
         return hits
       }
     }
+  }
+
+  /**
+   * A search of an agent whose index this process holds, in one statement: the index is searched
+   * as of its revision, then the hits' records and the agent's revision are read together (one
+   * statement, one snapshot). When that revision is still the index's, nothing changed the
+   * agent before the statement began, so the hits and their records are the state at that
+   * revision, as the snapshot transaction would have given. Otherwise (another server or
+   * command changed the agent) undefined: the caller brings the index up to date in a snapshot.
+   */
+  private async searchWarm(
+    agent: string,
+    text: string,
+    options: Parameters<FactIndex['search']>[1],
+  ): Promise<ScoredFact[] | undefined> {
+    const warm = this.warm.get(agent)
+    if (warm === undefined) return undefined
+    // Synchronous: the index cannot move between reading its revision and searching it.
+    const revision = warm.revision
+    const found = warm.index.search(text, options)
+    const {rows} = await this.query<{revision: string; id: string | null; record: unknown}>(
+      `SELECT a.revision, f.id, f.record FROM mem_agents a
+         LEFT JOIN mem_facts f ON f.agent = a.agent AND f.id = ANY($2::text[])
+        WHERE a.agent = $1`,
+      [agent, [...new Set(found.map((h) => h.id))]],
+      // Prepared once per connection: every warm search runs it, planning it each time cost as much as running it.
+      'mem_search_hits',
+    )
+    const seen = rows[0] === undefined ? undefined : Number(rows[0].revision)
+    if (seen !== revision) {
+      // Behind the index (a database restored from a backup): the index says what the database
+      // no longer does, so it is dropped and loaded again.
+      if ((seen === undefined || seen < revision) && this.warm.get(agent) === warm) this.warm.delete(agent)
+      return undefined
+    }
+    const records = new Map<string, FactRecord>()
+    for (const row of rows) if (row.id !== null) records.set(row.id, decodeFact(agent, row.id, row.record))
+    const current = this.warm.get(agent)
+    if (current !== undefined) {
+      // Most recently searched last, for the cache's eviction order.
+      this.warm.delete(agent)
+      this.warm.set(agent, current)
+    }
+    if (found.some((hit) => !records.has(hit.id)))
+      throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
+    return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
@@ -364,12 +414,13 @@ export class PostgresStore implements Store {
     FactIndex: FactIndexType,
   ): Promise<WarmIndex> {
     if (SIGNATURE !== undefined) {
-      const {rows} = await client.query<{revision: string; data: Buffer}>(
-        'SELECT revision, data FROM mem_search_index WHERE agent = $1 AND signature = $2 AND revision <= $3',
+      const {rows} = await client.query<{revision: string; size: number}>(
+        'SELECT revision, octet_length(data) AS size FROM mem_search_index WHERE agent = $1 AND signature = $2 AND revision <= $3',
         [agent, SIGNATURE, revision],
       )
       const saved = rows[0]
-      const compact = saved && decodeCompact(saved.data)
+      const data = saved && (await this.readSaved(client, agent, saved.size))
+      const compact = data && decodeCompact(data)
       let index: FactIndex | undefined
       try {
         index = compact && FactIndex.fromCompact(compact)
@@ -389,6 +440,25 @@ export class PostgresStore implements Store {
     const index = new FactIndex()
     for (const row of rows) index.add(decodeFact(agent, row.id, row.record))
     return {index, revision}
+  }
+
+  /**
+   * The saved index's bytes, read in slices into one buffer of their own: the whole value at
+   * once would arrive as hex text twice its size, held with its decoded copy (hundreds of MiB
+   * at 100,000 facts). Undefined if the row is not as the first read found it.
+   */
+  private async readSaved(client: Client, agent: string, size: number): Promise<Buffer | undefined> {
+    const data = Buffer.allocUnsafeSlow(size)
+    for (let at = 0; at < size; at += SAVED_SLICE_BYTES) {
+      const {rows} = await client.query<{part: Buffer}>(
+        'SELECT substring(data FROM $2 FOR $3) AS part FROM mem_search_index WHERE agent = $1',
+        [agent, at + 1, SAVED_SLICE_BYTES],
+      )
+      const part = rows[0]?.part
+      if (part === undefined || part.length !== Math.min(SAVED_SLICE_BYTES, size - at)) return undefined
+      part.copy(data, at)
+    }
+    return data
   }
 
   /** Moves `warm` (held by no one else yet) to `revision` by the rows changed since its own. */
@@ -461,9 +531,13 @@ export class PostgresStore implements Store {
     return new Set(rows.map((r) => r.id))
   }
 
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+    name?: string,
+  ): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values)
+      return await this.pool.query<R>(name === undefined ? {text, values} : {name, text, values})
     } catch (error) {
       throw this.failure(error, 'read')
     }
@@ -626,7 +700,7 @@ class AgentWriter {
 }
 
 /** What the duplicate guard looks facts up by: a digest, so the index stays small whatever the fact's length. */
-function duplicateKey(content: string): string {
+export function duplicateKey(content: string): string {
   return createHash('sha256').update(normalizedContent(content)).digest('hex')
 }
 
