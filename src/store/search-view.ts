@@ -191,7 +191,8 @@ export class SearchView {
     if (placed) return placed
     const saved = this.saved
     const slot = this.index.slot(id)
-    if (!saved || slot === undefined || slot >= saved.index.ids.length || saved.index.ids[slot] !== id) return undefined
+    if (!saved || slot === undefined || slot >= saved.index.ids.length || saved.index.ids.at(slot) !== id)
+      return undefined
     return {
       segment: saved.segments[saved.segmentOf[slot]!]!.name,
       digest: [saved.digests[2 * slot]!, saved.digests[2 * slot + 1]!],
@@ -225,7 +226,7 @@ export class SearchView {
       const saved = this.saved
       if (!saved) continue
       for (const slot of this.slotsOf(name)) {
-        const id = saved.index.ids[slot]!
+        const id = saved.index.ids.at(slot)!
         if (!this.placed.has(id) && this.index.slot(id) === slot) out.push(id)
       }
     }
