@@ -32,6 +32,15 @@ describe('tokenize and analyze', () => {
 
   it('drops negative contractions whole, so "won" and "Don" stay searchable', () => {
     assert.deepEqual(tokenize("don't won't can't Didn’t"), [])
+    assert.deepEqual(tokenize("I don't know what Don won; it isn't late"), [
+      'i',
+      'know',
+      'what',
+      'don',
+      'won',
+      'it',
+      'late',
+    ])
     assert.deepEqual(analyze('Gina won first place; Don won too'), ['gina', 'won', 'first', 'place', 'don', 'won'])
   })
 
