@@ -1,6 +1,8 @@
 import {rmSync} from 'node:fs'
 
 import {FactIndex, type CompactFactIndex} from '../search/fact-index.js'
+import {docPairs} from '../search/inverted-index.js'
+import {allLines} from '../search/lines.js'
 import {CachedSegments} from '../store/cached-segments.js'
 import {FACT_SEGMENT} from '../store/collections.js'
 import {isLive, type FactRecord} from '../store/records.js'
@@ -72,7 +74,7 @@ function disagreements(dir: string, saved: SavedIndex): string[] {
 
   const wrong: string[] = []
   const listed = new Set<string>()
-  saved.index.ids.forEach((id, slot) => {
+  allLines(saved.index.ids).forEach((id, slot) => {
     if (!vouched.has(saved.segmentOf[slot]!)) return
     listed.add(id)
     const fact = facts.get(id)
@@ -91,11 +93,24 @@ function disagreements(dir: string, saved: SavedIndex): string[] {
   return wrong
 }
 
+const byFact = new WeakMap<Uint32Array, ReturnType<typeof docPairs>>()
+
+/** Each fact's terms and counts, worked out once per index from its postings. */
+function docTerms(index: CompactFactIndex): ReturnType<typeof docPairs> {
+  let pairs = byFact.get(index.postings)
+  if (pairs === undefined) {
+    pairs = docPairs(index.lengths.length, index.starts, index.postings)
+    byFact.set(index.postings, pairs)
+  }
+  return pairs
+}
+
 /** What the index holds of one fact, as text: its terms with their counts, length, date, tags, whether it asks, its thread. */
 function describe(index: CompactFactIndex, slot: number): string {
   const terms: string[] = []
-  for (let i = index.offsets[slot]!; i < index.offsets[slot + 1]!; i += 2)
-    terms.push(`${index.terms[index.pairs[i]!]}:${index.pairs[i + 1]}`)
+  const {offsets, pairs} = docTerms(index)
+  for (let i = offsets[slot]!; i < offsets[slot + 1]!; i += 2)
+    terms.push(`${index.terms.at(pairs[i]!)}:${pairs[i + 1]}`)
   const thread = index.threadOf[slot]! === 0 ? '' : index.threads[index.threadOf[slot]! - 1]
   return JSON.stringify([
     terms.sort(),

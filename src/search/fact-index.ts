@@ -1,7 +1,9 @@
 import {Accumulator} from './accumulator.js'
 import {rankingFeatures, type Ranking, type RankingFeature} from './features/index.js'
-import {InvertedIndex, type Bm25, type CompactDocs} from './inverted-index.js'
+import {InvertedIndex, type Bm25, type CompactDocs, type PlainCompactDocs} from './inverted-index.js'
+import type {Lines} from './lines.js'
 import {endsWithQuestion} from './questions.js'
+import {SlotTexts, strictlySorted} from './slot-texts.js'
 import {Threads} from './threads.js'
 import {topK} from './top-k.js'
 import {analyzeWords, queryWords} from './tokenize.js'
@@ -84,8 +86,12 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
  * its date, its tags and whether it asks.
  */
 export interface CompactFactIndex extends CompactDocs {
-  ids: string[]
-  createdAt: string[]
+  ids: Lines
+  /** The ids are in increasing order (facts are saved in id order): found by binary search, without a map. */
+  idsSorted?: boolean
+  /** For each fact, the place of its created_at among all of theirs (equal dates, equal places): ties are broken without reading them. */
+  createdOrder?: Uint32Array
+  createdAt: Lines
   /** created_at as milliseconds since 1970, as Date.parse reads it. */
   times: Float64Array
   /** The distinct tag lists, and for each fact the position of its list in them. */
@@ -98,7 +104,13 @@ export interface CompactFactIndex extends CompactDocs {
   threadOf: Uint32Array
 }
 
-const NO_TAGS: string[] = []
+/** {@link CompactFactIndex} with every list an array, as {@link FactIndex.toCompact} makes it. */
+export type PlainCompactFactIndex = Omit<CompactFactIndex, 'ids' | 'createdAt' | 'terms' | 'surfaces'> &
+  PlainCompactDocs & {ids: string[]; createdAt: string[]; createdOrder: Uint32Array}
+
+const NO_TAGS: readonly string[] = []
+/** The tag list number of a fact without tags. */
+const NO_TAG = 0xffff_ffff
 
 /**
  * Full-text index over one agent's live facts: BM25+ over stemmed words without stopwords,
@@ -110,11 +122,15 @@ const NO_TAGS: string[] = []
 export class FactIndex {
   private readonly tuning: Tuning
   private index = new InvertedIndex()
-  private readonly slotOf = new Map<string, number>()
-  private ids: (string | undefined)[] = []
-  private createdAt: string[] = []
-  private tagsOf: string[][] = []
-  private readonly tagSets = new Map<string, string[]>()
+  /** Each slot's fact id, and the slot of each id. */
+  private ids = new SlotTexts([], true)
+  private createdAt = new SlotTexts()
+  /** The distinct tag lists, and each slot's (NO_TAG: none). */
+  private tagLists: (readonly string[])[] = []
+  private readonly tagListOf = new Map<string, number>()
+  private tagOf = new Uint32Array(0)
+  /** For the loaded slots: created_at order and whether the ids are sorted, so ties among them read neither. */
+  private loaded = {count: 0, createdOrder: undefined as Uint32Array | undefined, idsSorted: false}
   private times = new Float64Array(0)
   private asks = new Uint8Array(0)
   private readonly threads = new Threads((a, b) => this.earlier(a, b))
@@ -128,16 +144,16 @@ export class FactIndex {
   }
 
   get size(): number {
-    return this.slotOf.size
+    return this.ids.size
   }
 
   has(id: string): boolean {
-    return this.slotOf.has(id)
+    return this.ids.find(id) !== undefined
   }
 
   /** Where a fact sits: an index loaded by {@link fromCompact} keeps each fact at its place in the saved form. */
   slot(id: string): number | undefined {
-    return this.slotOf.get(id)
+    return this.ids.find(id)
   }
 
   add(fact: IndexedFact): void {
@@ -151,22 +167,27 @@ export class FactIndex {
     const slot = this.ids.length
     this.index.add(slot, terms, surfaces)
     this.ensureSlots(slot + 1)
-    this.slotOf.set(fact.id, slot)
-    this.ids[slot] = fact.id
-    this.setMeta(slot, fact.created_at, this.tagSet(fact.tags))
+    this.ids.push(fact.id)
+    this.createdAt.push(fact.created_at)
+    this.times[slot] = Date.parse(fact.created_at)
+    this.tagOf[slot] = this.tagList(fact.tags)
     this.setAsks(slot, endsWithQuestion(fact.content))
     this.threads.link(slot, fact.thread)
   }
 
   remove(id: string): void {
-    const slot = this.slotOf.get(id)
+    const slot = this.ids.find(id)
     if (slot === undefined) return
+    this.ids.clear(slot)
+    this.drop(slot)
+  }
+
+  /** Takes a slot whose id is gone out of the index. */
+  private drop(slot: number): void {
     this.index.remove(slot)
     this.threads.unlink(slot)
     this.setAsks(slot, false)
-    this.slotOf.delete(id)
-    this.ids[slot] = undefined
-    this.tagsOf[slot] = NO_TAGS
+    this.tagOf[slot] = NO_TAG
   }
 
   search(query: string, options: SearchOptions): Hit[] {
@@ -190,7 +211,13 @@ export class FactIndex {
         scores: acc.scores,
         contextFor: new Map(),
         accept,
-        facts: {times: this.times, asks: this.asks, prev: this.threads.prev, next: this.threads.next},
+        facts: {
+          times: this.times,
+          asks: this.asks,
+          prev: this.threads.prev,
+          next: this.threads.next,
+          threads: this.threads.names.length,
+        },
       }
       for (const feature of this.features) feature.apply(ranking)
 
@@ -202,8 +229,8 @@ export class FactIndex {
       return order.map((i) => {
         const slot = candidates[i]!
         const lender = contextFor.get(slot)
-        const hit: Hit = {id: this.ids[slot]!, score: scores[slot]!}
-        return lender === undefined ? hit : {...hit, contextFor: this.ids[lender]!}
+        const hit: Hit = {id: this.ids.get(slot)!, score: scores[slot]!}
+        return lender === undefined ? hit : {...hit, contextFor: this.ids.get(lender)!}
       })
     } finally {
       // Clears every candidate's score, those a feature brought in too.
@@ -212,13 +239,13 @@ export class FactIndex {
   }
 
   /** The index in {@link CompactFactIndex} form, for saving. */
-  toCompact(): CompactFactIndex {
+  toCompact(): PlainCompactFactIndex {
     const slots: number[] = []
-    for (let s = 0; s < this.ids.length; s++) if (this.ids[s] !== undefined) slots.push(s)
+    for (let s = 0; s < this.ids.length; s++) if (this.ids.get(s) !== undefined) slots.push(s)
     const listAt = new Map<readonly string[], number>()
     const tagLists: (readonly string[])[] = []
     const tagOf = Uint32Array.from(slots, (s) => {
-      const list = this.tagsOf[s]!
+      const list = this.tagsOf(s)
       let at = listAt.get(list)
       if (at === undefined) {
         at = tagLists.push(list) - 1
@@ -226,9 +253,13 @@ export class FactIndex {
       }
       return at
     })
+    const ids = slots.map((s) => this.ids.get(s)!)
+    const createdAt = slots.map((s) => this.createdAt.get(s)!)
     return {
-      ids: slots.map((s) => this.ids[s]!),
-      createdAt: slots.map((s) => this.createdAt[s]!),
+      ids,
+      idsSorted: strictlySorted(ids),
+      createdOrder: orderOf(createdAt),
+      createdAt,
       times: Float64Array.from(slots, (s) => this.times[s]!),
       tagLists,
       tagOf,
@@ -240,14 +271,15 @@ export class FactIndex {
   }
 
   /**
-   * Loads what {@link toCompact} produced without re-analysing any text. Fact i gets slot i, in
-   * one pass of plain array work: this is what a cold `mem search` waits for.
+   * Loads what {@link toCompact} produced without re-analysing any text or building anything
+   * per fact: the arrays are used as they are, ids and dates read when asked. This is what a
+   * cold `mem search` waits for.
    */
   static fromCompact(data: CompactFactIndex, tuning: Partial<Tuning> = {}): FactIndex {
-    const n = data.ids.length
+    const n = data.lengths.length
     if (
       [
-        data.offsets.length - 1,
+        data.ids.length,
         data.createdAt.length,
         data.times.length,
         data.tagOf.length,
@@ -263,25 +295,23 @@ export class FactIndex {
     } catch (error) {
       throw new Error(`FactIndex.fromCompact: ${(error as Error).message}`)
     }
-    const lists = data.tagLists.map((tags) => {
+    for (const tags of data.tagLists) {
       if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string'))
         throw new Error('FactIndex.fromCompact: bad tag list')
-      return out.tagSet(tags)
-    })
-    out.ids = data.ids.slice()
-    out.createdAt = data.createdAt.slice()
-    out.tagsOf = new Array<string[]>(n)
-    out.ensureSlots(n)
-    for (let slot = 0; slot < n; slot++) {
-      const id = data.ids[slot]!
-      const tags = lists[data.tagOf[slot]!]
-      if (typeof id !== 'string' || out.slotOf.has(id))
-        throw new Error(`FactIndex.fromCompact: bad or repeated id ${JSON.stringify(id)}`)
-      if (typeof data.createdAt[slot] !== 'string' || tags === undefined || data.asks[slot]! > 1)
-        throw new Error(`FactIndex.fromCompact: bad details for ${JSON.stringify(id)}`)
-      out.slotOf.set(id, slot)
-      out.tagsOf[slot] = tags
+      out.tagList(tags, true)
     }
+    out.ids = new SlotTexts(data.ids, true, data.idsSorted === true, (slot) => out.drop(slot))
+    out.createdAt = new SlotTexts(data.createdAt)
+    out.ensureSlots(n)
+    const lists = out.tagLists.length
+    for (let slot = 0; slot < n; slot++) {
+      if (data.tagOf[slot]! >= lists || data.asks[slot]! > 1)
+        throw new Error(`FactIndex.fromCompact: bad details for fact ${slot}`)
+    }
+    if (data.createdOrder !== undefined && data.createdOrder.length !== n)
+      throw new Error('FactIndex.fromCompact: ids, documents and their details differ in number')
+    out.loaded = {count: n, createdOrder: data.createdOrder, idsSorted: data.idsSorted === true}
+    out.tagOf.set(data.tagOf)
     out.times.set(data.times)
     out.asks.set(data.asks)
     try {
@@ -292,29 +322,29 @@ export class FactIndex {
     return out
   }
 
-  private setMeta(slot: number, createdAt: string, tags: string[]): void {
-    this.createdAt[slot] = createdAt
-    this.tagsOf[slot] = tags
-    this.times[slot] = Date.parse(createdAt)
-  }
-
   private setAsks(slot: number, asks: boolean): void {
     this.asks[slot] = asks ? 1 : 0
   }
 
   /**
-   * One shared copy per distinct list of tags: most facts repeat a few lists, and 100,000
-   * copies of the same two tags cost megabytes.
+   * The number of a distinct list of tags, one shared copy each: most facts repeat a few lists,
+   * and 100,000 copies of the same two tags cost megabytes. `loading` numbers the saved lists
+   * in their order, each as given (they are distinct).
    */
-  private tagSet(tags: readonly string[]): string[] {
-    if (tags.length === 0) return NO_TAGS
+  private tagList(tags: readonly string[], loading = false): number {
+    if (tags.length === 0 && !loading) return NO_TAG
     const key = JSON.stringify(tags)
-    let shared = this.tagSets.get(key)
-    if (shared === undefined) {
-      shared = [...tags]
-      this.tagSets.set(key, shared)
+    let at = loading ? undefined : this.tagListOf.get(key)
+    if (at === undefined) {
+      at = this.tagLists.push(tags.length === 0 ? NO_TAGS : [...tags]) - 1
+      if (!this.tagListOf.has(key)) this.tagListOf.set(key, at)
     }
-    return shared
+    return at
+  }
+
+  private tagsOf(slot: number): readonly string[] {
+    const at = this.tagOf[slot]!
+    return at === NO_TAG ? NO_TAGS : this.tagLists[at]!
   }
 
   /** Order within a thread: by creation time, then id. */
@@ -322,7 +352,7 @@ export class FactIndex {
     const ta = this.times[a]!
     const tb = this.times[b]!
     if (ta !== tb) return ta < tb
-    return this.ids[a]! < this.ids[b]!
+    return this.ids.get(a)! < this.ids.get(b)!
   }
 
   private ensureSlots(capacity: number): void {
@@ -333,8 +363,11 @@ export class FactIndex {
     times.set(this.times)
     const asks = new Uint8Array(size)
     asks.set(this.asks)
+    const tagOf = new Uint32Array(size).fill(NO_TAG)
+    tagOf.set(this.tagOf)
     this.times = times
     this.asks = asks
+    this.tagOf = tagOf
   }
 
   /** undefined when every live fact qualifies, which spares a call per match. */
@@ -349,7 +382,7 @@ export class FactIndex {
       if (since !== undefined && !(times[slot]! >= since)) return false
       if (until !== undefined && !(times[slot]! < until)) return false
       if (wanted.length === 0) return true
-      const tags = this.tagsOf[slot]!
+      const tags = this.tagsOf(slot)
       return wanted.every((tag) => tags.includes(tag))
     }
   }
@@ -357,11 +390,25 @@ export class FactIndex {
   /** Higher score first; ties newest first (created_at, then id, both descending). */
   private ranksBefore(a: number, scoreA: number, b: number, scoreB: number): boolean {
     if (scoreA !== scoreB) return scoreA > scoreB
-    const ca = this.createdAt[a]!
-    const cb = this.createdAt[b]!
+    const {count, createdOrder, idsSorted} = this.loaded
+    if (createdOrder !== undefined && a < count && b < count) {
+      if (createdOrder[a] !== createdOrder[b]) return createdOrder[a]! > createdOrder[b]!
+      if (idsSorted) return a > b
+    }
+    const ca = this.createdAt.get(a)!
+    const cb = this.createdAt.get(b)!
     if (ca !== cb) return ca > cb
-    return this.ids[a]! > this.ids[b]!
+    return this.ids.get(a)! > this.ids.get(b)!
   }
+}
+
+/** Each text's place among `texts` in sorted order, equal texts at equal places. */
+function orderOf(texts: readonly string[]): Uint32Array {
+  const byText = texts.map((_, i) => i).sort((a, b) => (texts[a]! < texts[b]! ? -1 : texts[a]! > texts[b]! ? 1 : 0))
+  const order = new Uint32Array(texts.length)
+  for (let i = 1; i < byText.length; i++)
+    order[byText[i]!] = texts[byText[i]!] === texts[byText[i - 1]!] ? order[byText[i - 1]!]! : i
+  return order
 }
 
 /** Scores are rounded so that ties are ties on every platform and in every process. */

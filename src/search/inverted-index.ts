@@ -1,7 +1,8 @@
 import SearchableMap from 'minisearch/SearchableMap'
 
 import type {Accumulator} from './accumulator.js'
-import {looseMatches, type LooseRules} from './loose-match.js'
+import {allLines, indexOfSorted, prefixRange, type Lines} from './lines.js'
+import {looseMatches, type KeySource, type LooseRules} from './loose-match.js'
 import {toTerm, type QueryWord} from './tokenize.js'
 
 /** BM25+ parameters, as MiniSearch names them: saturation k, length normalisation b, floor d. */
@@ -18,8 +19,9 @@ export interface MatchOptions extends LooseRules {
 /**
  * One term's postings, [slot, tf, slot, tf, ...] in entries[0..size); removed documents'
  * entries are swept lazily. Typed arrays at 4 bytes a number, half of what an array of small
- * integers takes; a loaded index starts with views into one shared array, with some room to
- * grow in place, each copied into its own array only once that room is used up.
+ * integers takes; a loaded term starts as a view into the loaded postings, copied into its own
+ * array on its first new document. A term whose documents are all gone keeps its object (df 0),
+ * so that a lookup does not find it again in the loaded table.
  */
 interface Postings {
   id: number
@@ -33,23 +35,33 @@ interface Postings {
 }
 
 /**
- * An index in a form that loads without tokenising, inverting or building objects per
- * document. Document i holds pairs[offsets[i]..offsets[i+1]) = [term index, tf, ...] into
- * `terms` (sorted, so the radix tree needs no sort), and has `lengths[i]` terms in all. The
- * same postings, term by term: term t's [document, tf, ...] pairs are the first 2 * df[t]
- * numbers of postings[starts[t]..starts[t+1]), the rest of its region room to grow in place.
+ * An index in a form that loads without tokenising or building anything per document or per
+ * term: `terms` sorted, term t's postings [document, tf, ...] in document order at
+ * postings[starts[t]..starts[t+1]), and document i of `lengths[i]` terms in all. Terms and
+ * postings are read when a query asks for them; each document's own terms (which removing it
+ * needs) are worked out from the postings on the first removal.
  */
 export interface CompactDocs {
-  terms: string[]
+  terms: Lines
   /** The indexed words whose term differs from them ("deploys" for "deploi"), sorted: typos and prefixes are matched against words as written too. */
-  surfaces: string[]
-  offsets: Uint32Array
-  pairs: Uint32Array
+  surfaces: Lines
+  starts: Uint32Array
+  postings: Uint32Array
   lengths: Uint32Array
-  /** Left out of a saved index (they are the pairs term by term): loading inverts the pairs when they are missing. */
-  starts?: Uint32Array
-  df?: Uint32Array
-  postings?: Uint32Array
+}
+
+/** {@link CompactDocs} with every list an array, as {@link InvertedIndex.serializeCompact} makes it. */
+export interface PlainCompactDocs extends CompactDocs {
+  terms: string[]
+  surfaces: string[]
+}
+
+/** The loaded part of an index: what {@link InvertedIndex.deserializeCompact} was given. */
+interface Base {
+  terms: Lines
+  surfaces: Lines
+  starts: Uint32Array
+  postings: Uint32Array
 }
 
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
@@ -64,22 +76,23 @@ interface Reach {
  * MiniSearch scores it, but over flat number arrays. MiniSearch builds an object per matching
  * document and sorts them all, which takes ~200 ms when a common word (a user's name) is in
  * half of 100,000 facts; here scoring is a loop over numbers and the caller keeps the best few.
- * Exact lookups go through a Map; MiniSearch's radix tree, for prefix and fuzzy lookups, is
- * built on the first query that needs one (from the sorted terms, in one pass) and then kept
- * up to date, so loading an index builds no tree.
+ * A loaded index answers from its sorted term table by binary search, and prefixes by ranges of
+ * it; MiniSearch's radix tree serves the words added since, and typo lookups (over every word,
+ * built on the first query that needs one and then kept up to date).
  */
 export class InvertedIndex {
+  /** Terms looked up or added since loading, by text; those whose documents are all gone have df 0. */
   private readonly dictionary = new Map<string, Postings>()
-  /** Words as written whose term differs from them; never shrinks (it is bounded by the vocabulary). */
-  private surfaces = new Set<string>()
-  private sortedSurfaces?: readonly string[]
+  private readonly byId: (Postings | undefined)[] = []
+  private base?: Base
+  /** Words as written, added since loading, whose term differs from them; never shrinks (it is bounded by the vocabulary). */
+  private readonly surfaces = new Set<string>()
   /** The terms some surface word stems to ("stori" for "stories"), built on the first typo lookup, then kept up to date. */
   private surfaceStems?: Set<string>
-  /** Terms and surface words, for prefix and typo lookups; a key whose term is gone leads nowhere. */
+  /** Terms and surface words added since loading, for prefix lookups; built when first needed, then kept up to date. */
+  private recent?: SearchableMap<true>
+  /** Every term and surface word, for typo lookups; a key whose term is gone leads nowhere. */
   private radix?: SearchableMap<true>
-  private readonly byId: (Postings | undefined)[] = []
-  /** The dictionary's terms in sorted order, as loaded, until a new term arrives; spares the tree a sort. */
-  private sortedTerms?: readonly string[]
   private docs = new DocTerms()
   private lengths = new Uint32Array(0)
   private live = 0
@@ -93,12 +106,12 @@ export class InvertedIndex {
   /** Indexes a document under a free `slot` from its analysed terms, repeats included, and the words that stem to other terms. */
   add(slot: number, terms: readonly string[], surfaces: readonly string[] = []): void {
     for (const word of surfaces) {
-      if (this.surfaces.has(word)) continue
+      if (this.hasSurface(word)) continue
       this.surfaces.add(word)
+      this.recent?.set(word, true)
       this.radix?.set(word, true)
       const stem = this.surfaceStems && toTerm(word)
       if (stem) this.surfaceStems!.add(stem)
-      this.sortedSurfaces = undefined
     }
     const counts = new Map<string, number>()
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1)
@@ -117,17 +130,19 @@ export class InvertedIndex {
   remove(slot: number): void {
     const docs = this.docs
     if (!docs.has(slot)) return
+    docs.ready()
     // Gone before the sweeps below look, so they drop its entries too; its pairs stay readable.
     docs.remove(slot)
     const pairs = docs.arena
     const end = docs.to[slot]!
     for (let i = docs.from[slot]!; i < end; i += 2) {
-      const p = this.byId[pairs[i]!]!
+      const p = this.postingsById(pairs[i]!)!
       p.df -= 1
       p.dead += 1
       if (p.df === 0) {
-        this.dictionary.delete(p.text)
-        this.byId[p.id] = undefined
+        p.entries = EMPTY
+        p.size = 0
+        p.dead = 0
       } else if (p.dead > p.df) {
         this.sweep(p)
       }
@@ -138,15 +153,16 @@ export class InvertedIndex {
   }
 
   /** The documents in `slots` as {@link CompactDocs}; terms no listed document holds are left out. */
-  serializeCompact(slots: readonly number[]): Required<CompactDocs> {
+  serializeCompact(slots: readonly number[]): PlainCompactDocs {
+    this.docs.ready()
     const {arena: doc, from, to} = this.docs
     // The terms the listed documents hold, numbered in sorted order.
     const used = new Set<number>()
     for (const slot of slots)
       if (this.docs.has(slot)) for (let i = from[slot]!; i < to[slot]!; i += 2) used.add(doc[i]!)
-    const terms = [...used].map((id) => this.byId[id]!.text).sort()
+    const terms = [...used].map((id) => this.postingsById(id)!.text).sort()
     const tableIndex = new Int32Array(this.byId.length).fill(-1)
-    terms.forEach((text, t) => (tableIndex[this.dictionary.get(text)!.id] = t))
+    terms.forEach((text, t) => (tableIndex[this.lookup(text)!.id] = t))
 
     const offsets = new Uint32Array(slots.length + 1)
     const lengths = new Uint32Array(slots.length)
@@ -164,64 +180,32 @@ export class InvertedIndex {
         pairs[w++] = doc[i + 1]!
       }
     }
-    const surfaces = this.sortedSurfaces ?? [...this.surfaces].sort()
-    return {terms, surfaces: [...surfaces], offsets, pairs, lengths, ...invertDocs(terms.length, offsets, pairs)}
+    return {terms, surfaces: this.sortedSurfaces(), lengths, ...invertDocs(terms.length, offsets, pairs)}
   }
 
   /**
-   * Rebuilds an index from {@link serializeCompact} output; document i gets slot i. Every array
-   * is used in place (the postings are views into one shared array), after checks that keep a
-   * damaged one from indexing out of bounds; loading allocates nothing per document.
+   * An index over {@link serializeCompact} output; document i gets slot i. The arrays are used
+   * in place and nothing is built per document or per term: a cold `mem search` reads the
+   * dozen terms its query needs. The checks are of shape and bounds (a damaged file is caught
+   * by its checksum before this), so that no lookup reads out of bounds.
    */
   static deserializeCompact(data: CompactDocs): InvertedIndex {
-    const {terms, surfaces, offsets, pairs, lengths} = data
-    const docs = offsets.length - 1
-    if (docs < 0 || offsets[0] !== 0 || offsets[docs] !== pairs.length || lengths.length !== docs)
-      throw new Error('bad document offsets')
-    for (let i = 0; i < pairs.length; i += 2)
-      if (pairs[i]! >= terms.length || pairs[i + 1]! < 1) throw new Error('bad term pairs')
-    const {starts, df, postings} =
-      data.starts && data.df && data.postings
-        ? {starts: data.starts, df: data.df, postings: data.postings}
-        : invertDocs(terms.length, offsets, pairs)
-    if (
-      starts.length !== terms.length + 1 ||
-      df.length !== terms.length ||
-      starts[0] !== 0 ||
-      starts[terms.length] !== postings.length
-    )
+    const {terms, surfaces, starts, postings, lengths} = data
+    const docs = lengths.length
+    const termCount = terms.length
+    if (starts.length !== termCount + 1 || starts[0] !== 0 || starts[termCount] !== postings.length)
       throw new Error('bad postings table')
+    for (let t = 0; t < termCount; t++)
+      if (starts[t + 1]! <= starts[t]! || (starts[t + 1]! - starts[t]!) % 2 !== 0) throw new Error('bad postings table')
+    for (let i = 0; i < postings.length; i += 2)
+      if (postings[i]! >= docs || postings[i + 1]! < 1) throw new Error('bad postings')
     const index = new InvertedIndex()
-    index.docs = DocTerms.over(pairs, offsets)
+    index.base = {terms, surfaces, starts, postings}
+    index.byId.length = termCount
+    index.docs = DocTerms.pending(docs, () => docPairs(docs, starts, postings))
     index.lengths = lengths.slice()
     index.live = docs
-    for (let slot = 0; slot < docs; slot++) {
-      if (offsets[slot + 1]! < offsets[slot]! || (offsets[slot + 1]! - offsets[slot]!) % 2 !== 0)
-        throw new Error(`bad terms for fact ${slot}`)
-      index.totalLength += lengths[slot]!
-    }
-    for (let t = 0; t < terms.length; t++) {
-      const text = terms[t]!
-      const entries = postings.subarray(starts[t]!, starts[t + 1]!)
-      const size = 2 * df[t]!
-      if (
-        typeof text !== 'string' ||
-        index.dictionary.has(text) ||
-        size > entries.length ||
-        (t > 0 && text <= terms[t - 1]!)
-      )
-        throw new Error('bad term table')
-      for (let i = 0; i < size; i += 2) if (entries[i]! >= docs || entries[i + 1]! < 1) throw new Error('bad postings')
-      const p: Postings = {id: t, text, entries, size, df: df[t]!, dead: 0}
-      index.byId.push(df[t] === 0 ? undefined : p)
-      if (df[t] !== 0) index.dictionary.set(text, p)
-    }
-    index.sortedTerms = terms
-    for (let i = 0; i < surfaces.length; i++)
-      if (typeof surfaces[i] !== 'string' || (i > 0 && surfaces[i]! <= surfaces[i - 1]!))
-        throw new Error('bad word list')
-    index.surfaces = new Set(surfaces)
-    index.sortedSurfaces = surfaces
+    for (let slot = 0; slot < docs; slot++) index.totalLength += lengths[slot]!
     return index
   }
 
@@ -265,12 +249,12 @@ export class InvertedIndex {
    */
   private expand(word: QueryWord, q: number, options: MatchOptions): Reach[] {
     const weights = new Map<Postings, number>()
-    const exact = word.term === undefined ? undefined : this.dictionary.get(word.term)
+    const exact = word.term === undefined ? undefined : this.lookup(word.term)
     if (exact) weights.set(exact, 1)
     if (this.live > 0 && (options.prefixMinLength > 0 || options.fuzzyMinLength > 0)) {
       for (const {key, weight} of looseMatches(
         word,
-        this.tree(),
+        this.keys,
         options,
         exact !== undefined,
         (key) => this.postingsOfKey(key).length > 0,
@@ -288,16 +272,16 @@ export class InvertedIndex {
   }
 
   /**
-   * Whether a tree key is a word as some fact writes it, not only a stem ("stori", of
-   * "stories"): a typo is a misspelt word, so only words are corrected to. The terms no
-   * surface word stems to are written as they are; those some word stems to are taken as
-   * stems only (their words are keys of their own).
+   * Whether a key is a word as some fact writes it, not only a stem ("stori", of "stories"): a
+   * typo is a misspelt word, so only words are corrected to. The terms no surface word stems to
+   * are written as they are; those some word stems to are taken as stems only (their words are
+   * keys of their own).
    */
   private isWritten(key: string): boolean {
-    if (this.surfaces.has(key)) return true
+    if (this.hasSurface(key)) return true
     if (!this.surfaceStems) {
       this.surfaceStems = new Set()
-      for (const word of this.surfaces) {
+      for (const word of this.sortedSurfaces()) {
         const stem = toTerm(word)
         if (stem) this.surfaceStems.add(stem)
       }
@@ -305,17 +289,76 @@ export class InvertedIndex {
     return !this.surfaceStems.has(key)
   }
 
-  /** The live postings a tree key leads to: the key as a term, and the term of the key as a word. */
+  /** The live postings a key leads to: the key as a term, and the term of the key as a word. */
   private postingsOfKey(key: string): Postings[] {
     const out: Postings[] = []
-    const asTerm = this.dictionary.get(key)
+    const asTerm = this.lookup(key)
     if (asTerm) out.push(asTerm)
-    if (this.surfaces.has(key)) {
+    if (this.hasSurface(key)) {
       const stem = toTerm(key)
-      const viaWord = stem === null ? undefined : this.dictionary.get(stem)
+      const viaWord = stem === null ? undefined : this.lookup(stem)
       if (viaWord && viaWord !== asTerm) out.push(viaWord)
     }
     return out
+  }
+
+  /** The live postings of a term, or undefined. */
+  private lookup(text: string): Postings | undefined {
+    let p = this.dictionary.get(text)
+    if (p === undefined && this.base) {
+      const t = indexOfSorted(this.base.terms, text)
+      if (t >= 0) p = this.materialize(t)
+    }
+    return p !== undefined && p.df > 0 ? p : undefined
+  }
+
+  private postingsById(id: number): Postings | undefined {
+    return this.byId[id] ?? (this.base && id < this.base.terms.length ? this.materialize(id) : undefined)
+  }
+
+  /** The loaded term `t` as postings: a view into the loaded array, until it grows. */
+  private materialize(t: number): Postings {
+    const {terms, starts, postings} = this.base!
+    const from = starts[t]!
+    const size = starts[t + 1]! - from
+    const p: Postings = {
+      id: t,
+      text: terms.at(t)!,
+      entries: postings.subarray(from, from + size),
+      size,
+      df: size / 2,
+      dead: 0,
+    }
+    this.dictionary.set(p.text, p)
+    this.byId[t] = p
+    return p
+  }
+
+  private hasSurface(word: string): boolean {
+    return this.surfaces.has(word) || (this.base !== undefined && indexOfSorted(this.base.surfaces, word) >= 0)
+  }
+
+  private sortedSurfaces(): string[] {
+    const added = [...this.surfaces].sort()
+    return this.base ? mergeSorted(allLines(this.base.surfaces), added) : added
+  }
+
+  /** Where loose matching finds its keys (loose-match.ts). */
+  private readonly keys: KeySource = {
+    withPrefix: (prefix) => {
+      // Sorted, so that a loaded index and one built here sum a document's parts in the same order.
+      if (this.radix) return [...this.radix.atPrefix(prefix).keys()].sort()
+      const found = new Set<string>()
+      if (this.base) {
+        for (const lines of [this.base.terms, this.base.surfaces]) {
+          const [from, to] = prefixRange(lines, prefix)
+          for (let i = from; i < to; i++) found.add(lines.at(i)!)
+        }
+      }
+      for (const key of this.recentKeys().atPrefix(prefix).keys()) found.add(key)
+      return [...found].sort()
+    },
+    tree: () => this.tree(),
   }
 
   /** BM25+'s term-frequency part for one document. */
@@ -333,19 +376,39 @@ export class InvertedIndex {
     }
   }
 
-  /** The radix tree over the terms, for prefix and fuzzy lookups; built when first needed. */
+  /** The terms added since loading (all of them, for an index built here), sorted. */
+  private addedTerms(): string[] {
+    const loaded = this.base?.terms.length ?? 0
+    const out: string[] = []
+    for (const p of this.dictionary.values()) if (p.id >= loaded && p.df > 0) out.push(p.text)
+    return out.sort()
+  }
+
+  /** The tree over the keys added since loading, for prefix lookups; built when first needed. */
+  private recentKeys(): SearchableMap<true> {
+    if (!this.recent) {
+      const keys = mergeSorted(this.addedTerms(), [...this.surfaces].sort())
+      this.recent = new SearchableMap<true>(radixTree(keys, () => true))
+    }
+    return this.recent
+  }
+
+  /** The radix tree over every term and surface word, for typo lookups; built when first needed. */
   private tree(): SearchableMap<true> {
     if (!this.radix) {
-      const terms = this.sortedTerms?.filter((text) => this.dictionary.has(text)) ?? [...this.dictionary.keys()].sort()
-      const surfaces = this.sortedSurfaces ?? [...this.surfaces].sort()
-      this.radix = new SearchableMap<true>(radixTree(mergeSorted(terms, surfaces), () => true))
+      let terms = this.addedTerms()
+      if (this.base) {
+        const loaded = allLines(this.base.terms).filter((text, t) => (this.byId[t]?.df ?? 1) > 0)
+        terms = mergeSorted(loaded, terms)
+      }
+      this.radix = new SearchableMap<true>(radixTree(mergeSorted(terms, this.sortedSurfaces()), () => true))
     }
     return this.radix
   }
 
   /** Drops entries of removed documents. Amortised: after many removals, or before scoring. */
   private sweep(p: Postings): void {
-    // In place: a loaded term's view is its own part of the shared array.
+    // In place: a loaded term's view is its own part of the loaded array.
     const e = p.entries
     let w = 0
     for (let r = 0; r < p.size; r += 2) {
@@ -359,12 +422,19 @@ export class InvertedIndex {
 
   private postingsFor(text: string): Postings {
     let p = this.dictionary.get(text)
+    if (p === undefined && this.base) {
+      const t = indexOfSorted(this.base.terms, text)
+      if (t >= 0) p = this.materialize(t)
+    }
     if (!p) {
       p = {id: this.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
       this.byId.push(p)
       this.dictionary.set(text, p)
+    }
+    // New, or back after all its documents had gone (the trees are built from live terms).
+    if (p.df === 0) {
+      this.recent?.set(text, true)
       this.radix?.set(text, true)
-      this.sortedTerms = undefined
     }
     return p
   }
@@ -397,24 +467,17 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   return out
 }
 
-/** Appends one document to a term's postings, growing them by half when full. */
-/**
- * The postings of documents given as pairs, term by term in document order. Each term's region
- * has an eighth more room than it needs, so the facts added after loading go in place: without
- * it, the first add to each common term copies its postings out, and the shared array stays
- * alive beside the copies for the sake of the rare terms.
- */
+/** The postings of documents given as pairs, term by term in document order, each term's exactly as long as it needs. */
 function invertDocs(
   termCount: number,
   offsets: Uint32Array,
   pairs: Uint32Array,
-): {starts: Uint32Array; df: Uint32Array; postings: Uint32Array} {
-  const df = new Uint32Array(termCount)
-  for (let i = 0; i < pairs.length; i += 2) df[pairs[i]!]! += 1
+): {starts: Uint32Array; postings: Uint32Array} {
   const starts = new Uint32Array(termCount + 1)
-  for (let t = 0; t < termCount; t++) starts[t + 1] = starts[t]! + 2 * (df[t]! + Math.ceil(df[t]! / 8))
+  for (let i = 0; i < pairs.length; i += 2) starts[pairs[i]! + 1]! += 2
+  for (let t = 0; t < termCount; t++) starts[t + 1]! += starts[t]!
   const fill = starts.slice(0, termCount)
-  const postings = new Uint32Array(starts[termCount]!)
+  const postings = new Uint32Array(pairs.length)
   for (let doc = 0; doc + 1 < offsets.length; doc++) {
     for (let i = offsets[doc]!; i < offsets[doc + 1]!; i += 2) {
       const t = pairs[i]!
@@ -422,9 +485,34 @@ function invertDocs(
       postings[fill[t]!++] = pairs[i + 1]!
     }
   }
-  return {starts, df, postings}
+  return {starts, postings}
 }
 
+/**
+ * The other way round: each of `docs` documents' [term, tf, ...] pairs, document i at
+ * pairs[offsets[i]..offsets[i+1]), terms in increasing order.
+ */
+export function docPairs(
+  docs: number,
+  starts: Uint32Array,
+  postings: Uint32Array,
+): {offsets: Uint32Array; pairs: Uint32Array} {
+  const offsets = new Uint32Array(docs + 1)
+  for (let i = 0; i < postings.length; i += 2) offsets[postings[i]! + 1]! += 2
+  for (let d = 0; d < docs; d++) offsets[d + 1]! += offsets[d]!
+  const fill = offsets.slice(0, docs)
+  const pairs = new Uint32Array(postings.length)
+  for (let t = 0; t + 1 < starts.length; t++) {
+    for (let i = starts[t]!; i < starts[t + 1]!; i += 2) {
+      const doc = postings[i]!
+      pairs[fill[doc]!++] = t
+      pairs[fill[doc]!++] = postings[i + 1]!
+    }
+  }
+  return {offsets, pairs}
+}
+
+/** Appends one document to a term's postings, growing them by half when full. */
 function push(p: Postings, slot: number, tf: number): void {
   if (p.size + 2 > p.entries.length) {
     const grown = new Uint32Array(Math.max(8, Math.ceil((p.size + 2) * 1.5)))
@@ -483,21 +571,38 @@ class DocTerms {
   private alive = new Uint8Array(0)
   private used = 0
   private garbage = 0
+  /** For loaded documents 0..count): works out their pairs, which {@link ready} puts in front of the arena. */
+  private pendingBase?: {count: number; pairs: () => {offsets: Uint32Array; pairs: Uint32Array}}
 
-  /** Documents whose pairs are `pairs` (slot ranges given by attach), used in place. */
-  /** Documents whose pairs are `pairs`, document i at pairs[offsets[i]..offsets[i+1]), used in place. */
-  static over(pairs: Uint32Array, offsets: Uint32Array): DocTerms {
+  /** `count` live documents whose pairs are worked out only when first needed (see {@link ready}). */
+  static pending(count: number, pairs: () => {offsets: Uint32Array; pairs: Uint32Array}): DocTerms {
     const docs = new DocTerms()
-    const count = offsets.length - 1
     const size = Math.max(count, 1024)
-    docs.arena = pairs
-    docs.used = pairs.length
     docs.from = new Uint32Array(size)
-    docs.from.set(offsets.subarray(0, count))
     docs.to = new Uint32Array(size)
-    docs.to.set(offsets.subarray(1))
     docs.alive = new Uint8Array(size).fill(1, 0, count)
+    docs.pendingBase = {count, pairs}
     return docs
+  }
+
+  /** Makes the loaded documents' pairs readable; the documents attached since move up behind them. */
+  ready(): void {
+    const base = this.pendingBase
+    if (base === undefined) return
+    this.pendingBase = undefined
+    const {offsets, pairs} = base.pairs()
+    const arena = new Uint32Array(Math.max(1024, pairs.length + this.arena.length))
+    arena.set(pairs)
+    arena.set(this.arena.subarray(0, this.used), pairs.length)
+    for (let slot = base.count; slot < this.from.length; slot++) {
+      if (this.alive[slot] === 0 && this.from[slot] === 0 && this.to[slot] === 0) continue
+      this.from[slot]! += pairs.length
+      this.to[slot]! += pairs.length
+    }
+    this.from.set(offsets.subarray(0, base.count))
+    this.to.set(offsets.subarray(1, base.count + 1))
+    this.arena = arena
+    this.used += pairs.length
   }
 
   has(slot: number): boolean {
@@ -537,6 +642,7 @@ class DocTerms {
   }
 
   private compact(): void {
+    this.ready()
     const arena = new Uint32Array(Math.max(1024, Math.ceil((this.used - this.garbage) * 1.5)))
     let w = 0
     for (let slot = 0; slot < this.alive.length; slot++) {

@@ -16,8 +16,16 @@ export interface LooseRules {
   weights: {prefix: number; fuzzy: number}
 }
 
+/** The keys (terms and words as written) loose matching looks among. */
+export interface KeySource {
+  /** Every key that starts with `prefix`, itself included, in any order. */
+  withPrefix(prefix: string): string[]
+  /** A radix tree of every key, for typo lookups (costly to build: asked only when a word is in no fact). */
+  tree(): SearchableMap<true>
+}
+
 /**
- * The tree keys (terms and words as written) a query word matches loosely, with their weights:
+ * The keys (terms and words as written) a query word matches loosely, with their weights:
  * prefix · K / (K + 0.3 · extra) for a key of K characters that the word starts with `extra`
  * more, and fuzzy · K / (K + edits) for a key within the edits allowed. An edit is an insertion,
  * deletion, substitution, or transposition of two neighbouring letters (`terrafrom`); typos are
@@ -26,7 +34,7 @@ export interface LooseRules {
  */
 export function looseMatches(
   word: QueryWord,
-  tree: SearchableMap<true>,
+  keySource: KeySource,
   rules: LooseRules,
   hasExact: boolean,
   live: (key: string) => boolean,
@@ -39,7 +47,7 @@ export function looseMatches(
   const {surface} = word
   const length = surface.length
   if (rules.prefixMinLength > 0 && (length >= rules.prefixMinLength || word.partial)) {
-    const keys = [...tree.atPrefix(surface).keys()]
+    const keys = keySource.withPrefix(surface)
     if (keys.length > rules.prefixMaxWords) keys.sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
     // Keys whose facts are all gone stay in the tree: they take no place among the shortest.
     let taken = 0
@@ -52,7 +60,7 @@ export function looseMatches(
   }
   if (!hasExact && rules.fuzzyMinLength > 0 && length >= rules.fuzzyMinLength && !/^\p{N}+$/u.test(surface)) {
     const most = rules.fuzzyTwoMinLength > 0 && length >= rules.fuzzyTwoMinLength ? 2 : 1
-    for (const [key, edits] of typos(surface, tree, most))
+    for (const [key, edits] of typos(surface, keySource.tree(), most))
       if (written(key) && live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits))
   }
   return [...found].map(([key, weight]) => ({key, weight}))

@@ -87,6 +87,8 @@ export class Threads {
    */
   load(count: number, names: readonly string[], threadOf: Uint32Array): void {
     this.ensure(count)
+    // A memory of standalone facts has no thread: nothing to link, and no pass over its facts.
+    if (names.length === 0) return
     names.forEach((name) => this.number(name))
     if (this.names.length !== names.length) throw new Error('repeated thread names')
     this.threadOf.set(threadOf.subarray(0, count))

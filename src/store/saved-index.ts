@@ -1,4 +1,5 @@
 import type {FactIndex} from '../search/fact-index.js'
+import {allLines} from '../search/lines.js'
 import {isLive, type FactRecord} from './records.js'
 import {
   factDigest,
@@ -46,9 +47,10 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, segments: 
       const live = liveFacts(facts)
       // The caller keeps every record: the index takes their dates rather than the saved copies,
       // so a server does not hold a second string per fact for as long as it runs.
-      const createdAt = saved.index.ids.map((id) => live.get(id)?.created_at ?? '')
+      const ids = allLines(saved.index.ids)
+      const createdAt = ids.map((id) => live.get(id)?.created_at ?? '')
       const index = FactIndex.fromCompact({...saved.index, createdAt})
-      const changed = reconcile(index, saved.index.ids, live)
+      const changed = reconcile(index, ids, live)
       if (changed !== undefined) return {index, changed: changed + reindexMoved(index, saved, segments), rebuilt: false}
     } catch {
       // An index that does not load is rebuilt below, like a missing one.
@@ -116,8 +118,8 @@ export function openPartial(
   let changed = 0
   if (stale.size > 0) {
     for (let slot = 0; slot < ids.length; slot++) {
-      if (stale.has(saved.segmentOf[slot]!) && !held.has(ids[slot]!)) {
-        index.remove(ids[slot]!)
+      if (stale.has(saved.segmentOf[slot]!) && !held.has(ids.at(slot)!)) {
+        index.remove(ids.at(slot)!)
         changed++
       }
     }
@@ -141,7 +143,7 @@ export function openPartial(
 
   const savedSlot = (id: string): number | undefined => {
     const slot = index.slot(id)
-    return slot !== undefined && slot < ids.length && ids[slot] === id ? slot : undefined
+    return slot !== undefined && slot < ids.length && ids.at(slot) === id ? slot : undefined
   }
   // The segments read for their records (a hit's), each as a map by id.
   const opened = new Map<string, Map<string, FactRecord>>()
@@ -213,7 +215,7 @@ function reindexMoved(index: FactIndex, saved: SavedIndex, segments: readonly He
 
 /** The fact in `slot` of the saved index is `fact` as it was indexed. */
 function sameDigest(saved: SavedIndex, slot: number, fact: FactRecord): boolean {
-  if (slot >= saved.index.ids.length || saved.index.ids[slot] !== fact.id) return false
+  if (slot >= saved.index.ids.length || saved.index.ids.at(slot) !== fact.id) return false
   const [a, b] = factDigest(fact)
   return saved.digests[2 * slot] === a && saved.digests[2 * slot + 1] === b
 }

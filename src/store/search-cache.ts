@@ -16,7 +16,13 @@ import {join} from 'node:path'
 
 import * as v from 'valibot'
 
-import type {CompactFactIndex, FactIndex as FactIndexClass, IndexedFact} from '../search/fact-index.js'
+import type {
+  CompactFactIndex,
+  FactIndex as FactIndexClass,
+  IndexedFact,
+  PlainCompactFactIndex,
+} from '../search/fact-index.js'
+import {LINES_PER_BLOCK, LineBlock, type Lines} from '../search/lines.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
 import {isLink} from './links.js'
 
@@ -43,7 +49,7 @@ export const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'st
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
-const VERSION = 8
+const VERSION = 9
 
 /** A fact segment the saved index was made from, with its cache key at the time. */
 export interface SavedSegment {
@@ -55,13 +61,15 @@ export interface SavedSegment {
  * The file: one line of JSON (this header), then the index behind one CRC-32. Ids, terms, words
  * as written (those that stem to another term), creation times and thread names as UTF-8
  * text, one per line; the distinct tag lists as one JSON array; zero padding to a multiple of 8
- * bytes; the creation times as 64-bit floats; 32-bit integers (document offsets; for each fact
- * its segment, its tag list, its thread (0: none, else 1 + its line), its length, and two words
- * of its digest); one byte per fact saying whether it asks; zero padding to a multiple of 4
- * bytes; last, the term pairs as 32-bit integers (see CompactDocs). The postings are not saved:
- * they are the same pairs term by term, and inverting them on load costs less than reading
- * them. Numbers are in the byte order the header names. Loading is two reads, a checksum,
- * splits, typed-array views and one inversion: no JSON parse of the index and no object per fact.
+ * bytes; the creation times as 64-bit floats; 32-bit integers (the byte offset of every 32nd
+ * line of the ids, terms, words and times, so that a line is read without splitting the rest;
+ * for each fact its segment, its tag list, its thread (0: none, else 1 + its line), its length,
+ * two words of its digest and the place of its creation time in their order; where each term's
+ * postings start); one byte per fact saying
+ * whether it asks; zero padding to a multiple of 4 bytes; last, the postings, term by term, as
+ * 32-bit integers [fact, count, ...] (see CompactDocs). Numbers are in the byte order the header
+ * names. Loading is two reads, a checksum and typed-array views: a search then decodes the terms,
+ * postings and ids it reads, and nothing else (see src/search/lines.ts).
  */
 interface Header {
   format: typeof FORMAT
@@ -81,10 +89,13 @@ interface Header {
   }
   /** CRC-32 (hex) of the index part: it is derived data, so it needs to catch damage, not forgery. */
   checksum: string
-  /** Counts of ids, terms and pair integers. */
+  /** The ids are in increasing order: a reader finds one by binary search. */
+  idsSorted: boolean
+  /** Counts of ids, terms, words and postings integers. */
   ids: number
   terms: number
-  pairs: number
+  words: number
+  postings: number
 }
 
 /** An index read back from its file. */
@@ -92,7 +103,7 @@ export interface SavedIndex {
   /** The index, but for the facts' creation times as text: see {@link createdAt}. */
   index: Omit<CompactFactIndex, 'createdAt'>
   /** The creation times as saved (a long-running process takes them from the records it holds instead). */
-  createdAt(): string[]
+  createdAt(): Lines
   segments: SavedSegment[]
   /** For each indexed fact (by slot), its segment's position in `segments`. */
   segmentOf: Uint32Array
@@ -178,14 +189,14 @@ export function readSaved(agentDir: string): SavedIndex | undefined {
     if (!head || !usable(head.header)) return undefined
     const {header: h, length} = head
     if (length + h.bytes.index !== size) return undefined
-    // The pairs, which a loaded index keeps, get a buffer of their own, so that the rest of what
+    // The postings, which a loaded index keeps, get a buffer of their own, so that the rest of what
     // is read here can be collected.
-    const kept = 4 * h.pairs
+    const kept = 4 * h.postings
     if (kept > h.bytes.index) return undefined
     const rest = readAt(fd, length, h.bytes.index - kept)
-    const pairs = readAt(fd, length + rest.length, kept)
-    if (checksum(rest, pairs) !== h.checksum) return undefined
-    return decode(h, rest, new Uint32Array(pairs.buffer, 0, h.pairs))
+    const postings = readAt(fd, length + rest.length, kept)
+    if (checksum(rest, postings) !== h.checksum) return undefined
+    return decode(h, rest, new Uint32Array(postings.buffer, 0, h.postings))
   } catch {
     return undefined
   } finally {
@@ -225,24 +236,35 @@ function usable(h: unknown): h is Header {
     return false
   if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null) return false
   const {ids, terms, words, dates, threads, tags, index} = header.bytes
-  return [ids, terms, words, dates, threads, tags, index, header.ids, header.terms, header.pairs].every(
-    (n) => Number.isSafeInteger(n) && n >= 0,
-  )
+  return [
+    ids,
+    terms,
+    words,
+    dates,
+    threads,
+    tags,
+    index,
+    header.ids,
+    header.terms,
+    header.words,
+    header.postings,
+  ].every((n) => Number.isSafeInteger(n) && n >= 0)
 }
 
-function decode(h: Header, part: Buffer, pairs: Uint32Array): SavedIndex | undefined {
+function decode(h: Header, part: Buffer, postings: Uint32Array): SavedIndex | undefined {
   const n = h.ids
+  const blocks = (count: number) => Math.ceil(count / LINES_PER_BLOCK)
   const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.words + h.bytes.dates + h.bytes.threads + h.bytes.tags
-  if (part.length !== align4(align8(textBytes) + 8 * n + 4 * (n + 1 + n + n + n + n + 2 * n) + n)) return undefined
+  const integers = 2 * blocks(n) + blocks(h.terms) + blocks(h.words) + 7 * n + h.terms + 1
+  if (part.length !== align4(align8(textBytes) + 8 * n + 4 * integers + n)) return undefined
   let at = 0
-  const text = (length: number): string => part.toString('utf8', at, (at += length))
-  const ids = lines(text(h.bytes.ids))
-  const terms = lines(text(h.bytes.terms))
-  const surfaces = lines(text(h.bytes.words))
-  const datesAt = at
-  at += h.bytes.dates
-  const threads = lines(text(h.bytes.threads))
-  const tagLists: unknown = JSON.parse(text(h.bytes.tags))
+  const text = (length: number): Buffer => part.subarray(at, (at += length))
+  const idText = text(h.bytes.ids)
+  const termText = text(h.bytes.terms)
+  const wordText = text(h.bytes.words)
+  const dateText = text(h.bytes.dates)
+  const threads = lines(text(h.bytes.threads).toString('utf8'))
+  const tagLists: unknown = JSON.parse(text(h.bytes.tags).toString('utf8'))
   at = align8(at)
   const times = new Float64Array(part.buffer, at, n)
   at += 8 * n
@@ -251,46 +273,43 @@ function decode(h: Header, part: Buffer, pairs: Uint32Array): SavedIndex | undef
     at += 4 * count
     return view
   }
-  const offsets = numbers(n + 1)
+  const idBlocks = numbers(blocks(n))
+  const termBlocks = numbers(blocks(h.terms))
+  const wordBlocks = numbers(blocks(h.words))
+  const dateBlocks = numbers(blocks(n))
   const segmentOf = numbers(n)
   const tagOf = numbers(n)
   const threadOf = numbers(n)
   const lengths = numbers(n)
   const digests = numbers(2 * n)
+  const createdOrder = numbers(n)
+  const starts = numbers(h.terms + 1)
   const asks = new Uint8Array(part.buffer, at, n)
 
-  if (ids.length !== n || terms.length !== h.terms || !v.is(TagLists, tagLists)) return undefined
-  if (offsets[0] !== 0 || offsets[n] !== pairs.length) return undefined
+  if (!v.is(TagLists, tagLists)) return undefined
   for (let slot = 0; slot < n; slot++) {
-    if (
-      tagOf[slot]! >= tagLists.length ||
-      threadOf[slot]! > threads.length ||
-      segmentOf[slot]! >= h.segments.length ||
-      offsets[slot + 1]! < offsets[slot]!
-    )
-      return undefined
+    if (threadOf[slot]! > threads.length || segmentOf[slot]! >= h.segments.length) return undefined
   }
-
+  const ids = new LineBlock(idText, n, idBlocks)
+  const dates = new LineBlock(dateText, n, dateBlocks)
   return {
     index: {
       ids,
-      terms,
-      surfaces,
-      offsets,
-      pairs,
+      idsSorted: h.idsSorted === true,
+      terms: new LineBlock(termText, h.terms, termBlocks),
+      surfaces: new LineBlock(wordText, h.words, wordBlocks),
+      starts,
+      postings,
       lengths,
       times,
+      createdOrder,
       tagLists,
       tagOf,
       asks,
       threads,
       threadOf,
     },
-    createdAt() {
-      const createdAt = lines(part.toString('utf8', datesAt, datesAt + h.bytes.dates))
-      if (createdAt.length !== n) throw new Error('the creation times do not match the facts')
-      return createdAt
-    },
+    createdAt: () => dates,
     segments: h.segments,
     segmentOf,
     digests,
@@ -309,7 +328,7 @@ function align8(n: number): number {
   return (n + 7) & ~7
 }
 
-function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined {
+function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer | undefined {
   // One per line: an id, term or time holding a line break cannot be saved (none should).
   if (
     [data.ids, data.terms, data.surfaces, data.createdAt, data.threads].some((list) =>
@@ -342,12 +361,17 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
   const numbers = [
     data.times,
-    data.offsets,
+    LineBlock.index(data.ids),
+    LineBlock.index(data.terms),
+    LineBlock.index(data.surfaces),
+    LineBlock.index(data.createdAt),
     segmentOf,
     data.tagOf,
     data.threadOf,
     data.lengths,
     digests,
+    data.createdOrder,
+    data.starts,
     data.asks,
   ].map(bytes)
   const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
@@ -357,7 +381,7 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
     padding(textLength, align8(textLength)),
     ...numbers,
     padding(restLength, align4(restLength)),
-    bytes(data.pairs),
+    bytes(data.postings),
   ])
   const header: Header = {
     format: FORMAT,
@@ -375,9 +399,11 @@ function encode(data: CompactFactIndex, source: IndexSource): Buffer | undefined
       index: part.length,
     },
     checksum: checksum(part),
+    idsSorted: data.idsSorted === true,
     ids: n,
     terms: data.terms.length,
-    pairs: data.pairs.length,
+    words: data.surfaces.length,
+    postings: data.postings.length,
   }
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), part])
 }

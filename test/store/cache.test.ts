@@ -199,7 +199,7 @@ describe('saved search index', function () {
     assert.equal(expected.count, 2)
     const {header, body} = readSaved()
     assert.equal(header.format, 'mem.search-index')
-    assert.equal(header.version, 8)
+    assert.equal(header.version, 9)
 
     const bad: Buffer[] = [
       Buffer.from(''),
@@ -223,8 +223,8 @@ describe('saved search index', function () {
     }
     // Another version, another build of the ranking code, the other byte order: never read.
     for (const changed of [
-      {version: 7},
-      {version: 9},
+      {version: 8},
+      {version: 10},
       {signature: 'other'},
       {endian: header.endian === 'LE' ? 'BE' : 'LE'},
     ]) {
@@ -234,28 +234,34 @@ describe('saved search index', function () {
     }
   })
 
-  /** Where the pairs start in the index part: after the text blocks, the per-fact and per-term numbers, and their padding. */
-  const pairsAt = (header: Record<string, unknown>): number => {
+  /**
+   * Where the postings start in the index part: after the text blocks, the line offsets (one
+   * per 32 lines of ids, terms, words and dates), the per-fact and per-term numbers, and their padding.
+   */
+  const postingsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
     const text = bytes.ids! + bytes.terms! + bytes.words! + bytes.dates! + bytes.threads! + bytes.tags!
     const facts = header.ids as number
-    const rest = ((text + 7) & ~7) + 8 * facts + 4 * (7 * facts + 1) + facts
+    const terms = header.terms as number
+    const blocks = (n: number) => Math.ceil(n / 32)
+    const integers = 2 * blocks(facts) + blocks(terms) + blocks(header.words as number) + 7 * facts + terms + 1
+    const rest = ((text + 7) & ~7) + 8 * facts + 4 * integers + facts
     return (rest + 3) & ~3
   }
   const crc = (bytes: Buffer): string => crc32(bytes).toString(16).padStart(8, '0')
 
-  it('is rebuilt when its numbers do not describe an index: a term out of range, a count of zero', () => {
+  it('is rebuilt when its numbers do not describe an index: a fact out of range, a count of zero', () => {
     add(home, 'the heron nests by the weir')
     add(home, 'the heron left in autumn')
     const expected = search(home, 'heron')
     const {header, body} = readSaved()
-    // The first pair as saved: a term in the table, a count of at least one.
-    assert.ok(body.readUInt32LE(pairsAt(header)) < (header.terms as number))
-    assert.ok(body.readUInt32LE(pairsAt(header) + 4) >= 1)
+    // The first posting as saved: a fact of the index, a count of at least one.
+    assert.ok(body.readUInt32LE(postingsAt(header)) < (header.ids as number))
+    assert.ok(body.readUInt32LE(postingsAt(header) + 4) >= 1)
     for (const value of [0xffffffff, 0]) {
       const broken = Buffer.from(body)
-      // The first pair: term index, then count. A term past the table, then a count of zero.
-      broken.writeUInt32LE(value, value === 0 ? pairsAt(header) + 4 : pairsAt(header))
+      // The first posting: fact, then count. A fact past the index, then a count of zero.
+      broken.writeUInt32LE(value, value === 0 ? postingsAt(header) + 4 : postingsAt(header))
       // With a checksum that matches, so that the numbers themselves are what is checked.
       writeSaved({...header, checksum: crc(broken)}, broken)
       assert.deepEqual(search(home, 'heron'), expected)
@@ -268,7 +274,7 @@ describe('saved search index', function () {
     add(home, 'the otter hunts at dusk')
     const expected = search(home, 'otter')
     const {header, body} = readSaved()
-    // A changed letter in a term of the index (still a valid term list), then a changed count in the last pair.
+    // A changed letter in a term of the index (still a valid term list), then a changed count in the last posting.
     for (const at of [body.indexOf('dusk'), body.length - 4]) {
       assert.ok(at >= 0)
       const changed = Buffer.from(body)
@@ -290,7 +296,7 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), '')
     assert.equal(search(home, 'kayak').count, 2)
     assert.equal(existsSync(legacy), false)
-    assert.equal(readSaved().header.version, 8)
+    assert.equal(readSaved().header.version, 9)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {

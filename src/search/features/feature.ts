@@ -7,6 +7,8 @@ export interface FactDetails {
   /** The turns before and after each fact in its thread (-1: none). */
   prev: Int32Array
   next: Int32Array
+  /** How many threads the facts make up: none, and no fact has a neighbour. */
+  threads: number
 }
 
 /**

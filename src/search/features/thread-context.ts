@@ -36,6 +36,8 @@ export class ThreadContext implements RankingFeature {
   constructor(private readonly shares: ContextShares) {}
 
   apply(ranking: Ranking): void {
+    // Facts without a thread neither lend nor borrow: without threads there is nothing to do.
+    if (ranking.facts.threads === 0) return
     const {candidates, scores, limit, contextFor} = ranking
     if (this.loan.length < scores.length) {
       this.loan = new Float64Array(scores.length)
