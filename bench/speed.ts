@@ -10,6 +10,8 @@
  *   npm run bench -- --sizes none --agents none --http   only that
  *   npm run bench -- --agents 5000                  server RSS across 5,000 agents only (default 5000,50000; none to skip)
  *   npm run bench -- --sizes none --agents none --postgres 10000,100000   PostgreSQL next to the files (docs/team.md)
+ *   npm run bench -- --sizes none --agents none --team   1,000,000 facts over 1,000 agents, 3 HTTP servers per store, 32 clients
+ *     (--team-agents 200 --team-facts 1000 --team-seconds 20 --team-rounds 2 to choose the size and length)
  *   MEM_BENCH_BIN=/other/checkout/bin/run.js npm run bench   measure another build with this benchmark
  *
  * Every series is measured interleaved with its baseline in the same run, so a busy machine
@@ -30,6 +32,7 @@ import {FactGenerator} from './speed/facts.js'
 import {runHttpBench} from './speed/http.js'
 import {runMillion} from './speed/million.js'
 import {runPostgresBench} from './speed/postgres.js'
+import {runTeamBench} from './speed/team.js'
 import {seedAgent} from './speed/seed.js'
 import {ms, summarize, table, type Row} from './speed/stats.js'
 import {Server} from './speed/warm.js'
@@ -45,6 +48,11 @@ const {values: opts} = parseArgs({
     'http-seconds': {type: 'string', default: '4'},
     agents: {type: 'string', default: '5000,50000'},
     postgres: {type: 'string', default: 'none'},
+    team: {type: 'boolean', default: false},
+    'team-agents': {type: 'string', default: '1000'},
+    'team-facts': {type: 'string', default: '1000'},
+    'team-seconds': {type: 'string', default: '20'},
+    'team-rounds': {type: 'string', default: '2'},
     keep: {type: 'boolean', default: false},
   },
 })
@@ -255,6 +263,15 @@ try {
     const pg = await runPostgresBench(newHome(), AGENT, pgSizes, {warmOps, coldRuns}, log)
     console.log(`\n## PostgreSQL next to the files\n\n${table(pg.rows)}\n`)
     for (const note of pg.notes) console.log(`- ${note}`)
+  }
+  if (opts.team) {
+    const team = {
+      agents: Number(opts['team-agents']),
+      perAgent: Number(opts['team-facts']),
+      seconds: Number(opts['team-seconds']),
+      rounds: Number(opts['team-rounds']),
+    }
+    console.log(`\n${await runTeamBench(newHome(), team, log)}`)
   }
   if (opts.million) console.log(`\n${await runMillion(newHome(), log)}`)
   if (opts.http) {

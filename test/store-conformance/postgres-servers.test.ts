@@ -14,6 +14,8 @@ const LANES = 3
 const LOOPS_PER_LANE = 2
 const CLI_WRITERS = 2
 const KILLS = 6
+/** Bounds on every request loop, so a load that fails still ends by itself: far more than a passing run makes. */
+const MAX_CALLS_PER_LOOP = 5_000
 
 /** One host: its own MEM_HOME (tokens only) and the `mem mcp serve --http` running there, restarted after each kill. */
 interface Host {
@@ -65,8 +67,11 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
   let hosts: Host[] = []
   let url: string
   let tokens: {lanes: string[]; shared: string}
+  /** Set when a test ends, passed or not: every loop of load it started stops. */
+  let stop = false
 
   beforeEach(async () => {
+    stop = false
     url = await freshDatabase()
     temps = Array.from({length: SERVERS}, () => tempHome())
     // Tokens scoped to one agent each, made on the first host and given to the others, as for
@@ -88,6 +93,7 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
   })
 
   afterEach(async () => {
+    stop = true
     await Promise.all(hosts.map((h) => h.serve?.stop()))
     for (const t of temps) t.cleanup()
   })
@@ -126,7 +132,6 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
     const acked: Acked = {facts: new Map(), updates: [], checkpoints: new Map(), shared: new Map()}
     const unexpected: string[] = []
     let failedByKill = 0
-    let stop = false
     const progress = () => acked.facts.size + acked.checkpoints.size
 
     /** Adds, updates its own acknowledged facts (each once) and saves, over every server in turn. */
@@ -135,7 +140,7 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
       const client = sessions(tokens.lanes[n]!)
       const updatable: string[] = []
       try {
-        for (let i = 0; !stop; i++) {
+        for (let i = 0; !stop && i < MAX_CALLS_PER_LOOP; i++) {
           const host = hosts[(i + loop + n) % SERVERS]!
           if (host.serve === undefined) {
             await sleep(20)
@@ -180,7 +185,7 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
     const sameSentence = async () => {
       const client = sessions(tokens.shared)
       try {
-        for (let round = 0; !stop; round++) {
+        for (let round = 0; !stop && round < MAX_CALLS_PER_LOOP; round++) {
           const content = `the shared sentence number ${round}`
           const ids = new Set<string>()
           acked.shared.set(content, ids)
@@ -207,7 +212,7 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
       const agent = `cli-${n}`
       const env = {MEM_STORE: url}
       const updatable: string[] = []
-      for (let i = 0; !stop; i++) {
+      for (let i = 0; !stop && i < MAX_CALLS_PER_LOOP; i++) {
         const killAt = i % 4 === 3 ? Math.random() * 600 : undefined
         let r: RunResult
         let done: (out: Record<string, unknown>) => void
@@ -237,19 +242,31 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
       }
     }
 
+    let running = 0
+    const counted = (loop: Promise<void>) => {
+      running++
+      return loop.finally(() => running--)
+    }
     const writers = [
       ...Array.from({length: LANES}, (_, n) => Array.from({length: LOOPS_PER_LANE}, (_, l) => lane(n, l))).flat(),
       sameSentence(),
       ...Array.from({length: CLI_WRITERS}, (_, n) => cliWriter(n)),
-    ]
+    ].map(counted)
+    /** Waits for the load to get somewhere; a load that ended (its loops reached their bound) never will. */
+    const until = async (reached: () => boolean, pause: number) => {
+      while (!reached()) {
+        if (running === 0) throw new Error(`the load ended before the ${KILLS} kills were made`)
+        await sleep(pause)
+      }
+    }
 
     try {
       for (let kill = 0; kill < KILLS; kill++) {
         const before = progress()
-        while (progress() < before + 10) await sleep(10)
+        await until(() => progress() >= before + 10, 10)
         const host = hosts[kill % SERVERS]!
         // Aimed at a server with calls under way, so the kill lands mid-write.
-        while (host.inFlight === 0) await sleep(1)
+        await until(() => host.inFlight > 0, 1)
         await sleep(Math.random() * 30)
         const serve = host.serve!
         host.serve = undefined
@@ -258,7 +275,7 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
       }
       // Some more work on the restarted servers.
       const before = progress()
-      while (progress() < before + 20) await sleep(10)
+      await until(() => progress() >= before + 20, 10)
     } finally {
       stop = true
       await Promise.all(writers)
