@@ -22,6 +22,8 @@ export class CachedSegments<T> {
   private listed: string[] = []
   /** Identities of segment files this process decoded whole and found sound. */
   private readonly checked = new Map<string, string>()
+  /** The identity each segment had when last stat'ed. */
+  private readonly seen = new Map<string, string>()
 
   constructor(readonly files: SegmentedFiles<T>) {}
 
@@ -61,6 +63,8 @@ export class CachedSegments<T> {
   ): void {
     const identity = this.files.fingerprint(name)
     const key = this.currentKey(revision, name, identity)
+    if (identity === undefined) this.seen.delete(name)
+    else this.seen.set(name, identity)
     const cached = this.segments.get(name)
     if (key !== undefined && cached?.key === key) return
     const read = this.files.read(name)
@@ -85,6 +89,61 @@ export class CachedSegments<T> {
     return changes
   }
 
+  /**
+   * Every listed segment with its current cache key, each stat'ed once, for a view that follows
+   * the segments by key instead of holding them (src/store/search-view.ts); follow it with
+   * {@link verifySeen}. Held segments gone from the folder are dropped and reported in `changes`.
+   */
+  scanKeys(revision: Revision | undefined, changes: Change<T>[]): {name: string; key: string}[] {
+    const out: {name: string; key: string}[] = []
+    for (const name of this.scan(changes)) {
+      const identity = this.files.fingerprint(name)
+      const key = this.currentKey(revision, name, identity)
+      if (identity === undefined || key === undefined) {
+        this.seen.delete(name)
+        continue
+      }
+      this.seen.set(name, identity)
+      out.push({name, key})
+    }
+    return out
+  }
+
+  /**
+   * After {@link scanKeys}: every segment neither held nor vouched for (by the revision stamp,
+   * or by this process having decoded it as it was stat'ed) is decoded, as {@link verifyRest}
+   * does, so that a damaged file fails the operation.
+   */
+  verifySeen(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): void {
+    for (const name of this.listed) {
+      const identity = this.seen.get(name)
+      if (
+        identity === undefined ||
+        this.segments.has(name) ||
+        revision?.files?.[this.key(name)] === identity ||
+        this.checked.get(name) === identity
+      )
+        continue
+      const read = this.files.read(name)
+      if (read.migrated && onMigrated) onMigrated(name, read.records)
+      this.checked.set(name, identity)
+    }
+  }
+
+  /**
+   * The identity each listed segment had when this process last stat'ed it (in the refresh of
+   * the operation under way): an operation that already looked at every segment need not stat
+   * them again.
+   */
+  seenIdentities(): Map<string, string> {
+    const out = new Map<string, string>()
+    for (const name of this.listed) {
+      const identity = this.seen.get(name)
+      if (identity !== undefined) out.set(name, identity)
+    }
+    return out
+  }
+
   /** Every listed segment with its current cache key, for comparing with a saved view; vanished ones are left out. */
   currentKeys(revision: Revision | undefined): {name: string; key: string}[] {
     const out: {name: string; key: string}[] = []
@@ -105,6 +164,36 @@ export class CachedSegments<T> {
     const listed = new Set(this.scan(changes))
     for (const name of names) if (listed.has(name)) this.ensure(revision, name, changes, onMigrated)
     return changes
+  }
+
+  /**
+   * One segment as it is now, for a view that does not keep it: the held copy (brought up to
+   * date, and reported in `changes` if it moved), or else the file read without keeping its
+   * records. The key is taken before reading, as for any read. Undefined when the file is gone.
+   */
+  peek(
+    revision: Revision | undefined,
+    name: string,
+    changes: Change<T>[],
+    onMigrated?: (name: string, records: T[]) => void,
+  ): {records: T[]; key: string; held: boolean} | undefined {
+    if (this.segments.has(name)) {
+      this.ensure(revision, name, changes, onMigrated)
+      const seg = this.segments.get(name)!
+      return {records: seg.records, key: seg.key, held: true}
+    }
+    const identity = this.files.fingerprint(name)
+    const key = this.currentKey(revision, name, identity)
+    if (key === undefined) return undefined
+    const read = this.files.read(name)
+    if (identity !== undefined) this.checked.set(name, identity)
+    if (read.migrated && onMigrated) onMigrated(name, read.records)
+    return {records: read.records, key, held: false}
+  }
+
+  /** True when this process holds the segment's records. */
+  holds(name: string): boolean {
+    return this.segments.has(name)
   }
 
   /** Brings only the last segment up to date: all that appending a record needs to know. */
@@ -129,6 +218,8 @@ export class CachedSegments<T> {
         continue
       }
       const identity = this.files.fingerprint(name)
+      if (identity === undefined) this.seen.delete(name)
+      else this.seen.set(name, identity)
       if (
         identity === undefined ||
         revision?.files?.[this.key(name)] === identity ||

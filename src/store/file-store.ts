@@ -24,7 +24,8 @@ import {
 } from './record-rules.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
-import {factDigest, loadFactIndex, readSaved, saveIndex, type FactIndexType} from './search-cache.js'
+import {SearchView, type ReadSegment, type ReadSegmentFn} from './search-view.js'
+import {factDigest, loadFactIndex, readSaved, saveIndex, type FactIndexType, type SavedSegment} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex} from './duplicates.js'
@@ -81,6 +82,15 @@ class AgentFiles {
   private duplicates?: DuplicateIndex
   /** The saved index could not serve a search (damaged records, say): save it again once built. */
   private resave = false
+  /**
+   * What a long-running process searches by until an operation needs every record (see
+   * {@link leanSearch}); dropped once the id map is built, since the full views then follow every change.
+   */
+  private view?: SearchView
+  /** The duplicate guard's digests of the segments, kept by a long-running process that adds without holding every fact. */
+  private digests?: Digests
+  /** The last segment's content hashes, kept while the segment only grows. */
+  private lastHashes?: {name: string; records: readonly FactRecord[]; hashes: string[]}
 
   constructor(readonly dir: string) {
     this.facts = new CachedSegments(new SegmentedFiles(dir, FACT_SEGMENT))
@@ -166,7 +176,7 @@ class AgentFiles {
     const indexed = this.index || this.ids ? this.facts.count() * WARM_FACT_BYTES : 0
     // The duplicate index holds a normalised copy of each live fact's content.
     const contents = this.duplicates ? this.facts.bytes() : 0
-    return AGENT_COST_BYTES + records + indexed + contents
+    return AGENT_COST_BYTES + records + indexed + contents + (this.view?.cost() ?? 0)
   }
 
   /** Dropped from the cache: the identities remembered for its files go too, so nothing of it stays. */
@@ -178,12 +188,18 @@ class AgentFiles {
       }
   }
 
+  /** True once the full views (id map, search index, duplicate index) are built: they then follow every change. */
+  holdsAll(): boolean {
+    return this.ids !== undefined || this.index !== undefined || this.duplicates !== undefined
+  }
+
   /** Live standalone facts by normalised content; the facts must have been refreshed with `all`. */
   duplicateIndex(): DuplicateIndex {
     if (!this.duplicates) {
       if (!this.facts.complete())
         throw new MemError('internal', 'the facts were not all read before building the duplicate index')
       this.duplicates = new DuplicateIndex(this.facts.records())
+      this.view = undefined
     }
     return this.duplicates
   }
@@ -194,38 +210,140 @@ class AgentFiles {
    * holds (src/store/duplicate-digests.ts), or read and hashed again; a hash that hits is
    * confirmed against the segment itself. So a cold `mem add` reads one segment, as without the guard.
    */
-  coldDuplicate(content: string): FactRecord | undefined {
+  coldDuplicate(content: string, longLived = false): FactRecord | undefined {
     const wanted = contentHash(content)
-    const saved = readDigests(this.dir)
-    const names = this.facts.files.names()
-    const last = names.at(-1)
-    const identities = new Map(
-      names.flatMap((name) => {
-        const identity = this.facts.files.fingerprint(name)
-        return identity === undefined ? [] : [[name, identity] as const]
-      }),
-    )
+    const saved = this.digests ?? readDigests(this.dir)
+    // A long-running process has just stat'ed every segment, under the lock, in this operation's refresh.
+    const identities = longLived
+      ? this.facts.seenIdentities()
+      : new Map(
+          this.facts.files.names().flatMap((name) => {
+            const identity = this.facts.files.fingerprint(name)
+            return identity === undefined ? [] : [[name, identity] as const]
+          }),
+        )
+    const last = [...identities.keys()].at(-1)
     const vouched = (name: string) => name !== last && saved?.segments[name]?.identity === identities.get(name)
-    // One refresh for every segment whose digest does not vouch for it (the last one is held already).
-    this.follow(
-      this.facts.refreshSome(
-        this.revision,
-        [...identities.keys()].filter((name) => !vouched(name)),
-        this.noteMigrated('facts'),
-      ),
-    )
+    const unvouched = [...identities.keys()].filter((name) => !vouched(name))
+    // A long-running process reads the others without keeping them (it would soon hold every
+    // fact); a short-lived one refreshes them all at once (the last one is held already).
+    const read = new Map<string, readonly FactRecord[]>()
+    if (longLived) {
+      for (const name of unvouched) if (name !== last) read.set(name, this.peekFacts(name).records)
+    } else this.follow(this.facts.refreshSome(this.revision, unvouched, this.noteMigrated('facts')))
+    const recordsOf = (name: string): readonly FactRecord[] =>
+      read.get(name) ?? (longLived && name !== last ? this.peekFacts(name).records : this.factsOf(name))
     const kept: Digests = {segments: {}}
     let found: FactRecord | undefined
     for (const [name, identity] of identities) {
-      const hashes = vouched(name) ? saved!.segments[name]!.hashes : segmentHashes(this.facts.get(name)?.records ?? [])
+      const hashes = vouched(name)
+        ? saved!.segments[name]!.hashes
+        : name === last && longLived
+          ? this.hashesOfLast(name)
+          : segmentHashes(recordsOf(name))
       if (name !== last) kept.segments[name] = {identity, hashes}
       // The first stored wins; the segments after it are still hashed, so the digests come out whole.
-      if (!found && hashes.includes(wanted)) found = new DuplicateIndex(this.factsOf(name)).find(content)
+      if (!found && hashes.includes(wanted)) found = new DuplicateIndex(recordsOf(name)).find(content)
     }
     const moved = [...identities.keys()].some((name) => name !== last && !vouched(name))
     if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length)
       saveDigests(this.dir, kept)
+    if (longLived) this.digests = kept
     return found
+  }
+
+  /**
+   * Saves the duplicate guard's digests of every segment but the last, from the records held
+   * (the facts must have been refreshed with `all`), so that the next add reads one segment.
+   */
+  saveDuplicateDigests(): void {
+    if (!this.facts.complete()) return
+    const identities = this.facts.seenIdentities()
+    const last = [...identities.keys()].at(-1)
+    const kept: Digests = {segments: {}}
+    for (const [name, identity] of identities)
+      if (name !== last) kept.segments[name] = {identity, hashes: segmentHashes(this.facts.get(name)?.records ?? [])}
+    saveDigests(this.dir, kept)
+  }
+
+  /** The hashes of the held last segment, computed only for the records appended since the last call. */
+  private hashesOfLast(name: string): string[] {
+    const records = this.facts.get(name)?.records ?? []
+    const memo = this.lastHashes
+    let hashes: string[]
+    if (
+      memo?.name === name &&
+      memo.records.length <= records.length &&
+      memo.records.every((record, i) => records[i] === record)
+    )
+      hashes = [...memo.hashes, ...segmentHashes(records.slice(memo.records.length))]
+    else hashes = segmentHashes(records)
+    this.lastHashes = {name, records, hashes}
+    return hashes
+  }
+
+  /** A fact segment as it is now, without keeping it unless it is held already (the last one). */
+  private peekFacts(name: string, revision = this.revision): ReadSegment {
+    const changes: Change<FactRecord>[] = []
+    const r = this.facts.peek(revision, name, changes, this.noteMigrated('facts'))
+    this.follow(changes)
+    return r ?? {records: [], key: '', held: false}
+  }
+
+  /**
+   * A long-running process's search before any operation needed every record: by the view
+   * (src/store/search-view.ts), opened from the saved index on the first search and brought up
+   * to date by segment keys on every one, so that the first search costs what a cold one does
+   * and no search serves a segment's text older than the file. Every other segment is checked
+   * sound as for any operation that does not read it (verifySeen, as verifyRest does).
+   */
+  leanSearch(FactIndex: FactIndexType, text: string, options: SearchOptions): ScoredFact[] {
+    for (let attempt = 0; ; attempt++) {
+      const revision = readRevision(this.dir)
+      this.revision = revision
+      const read: ReadSegmentFn = (name) => this.peekFacts(name, revision)
+      const gone: Change<FactRecord>[] = []
+      const current = this.facts.scanKeys(revision, gone)
+      this.follow(gone)
+      if (!this.view || attempt === 2) this.openView(FactIndex, current, read, attempt === 2)
+      else this.view.update(current, read)
+      this.facts.verifySeen(revision, this.noteMigrated('facts'))
+      this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
+      const view = this.view!
+      const hits = view.index
+        .search(text, options)
+        .map((hit) => ({fact: view.record(hit.id, read), score: hit.score, ...contextOf(hit)}))
+      const found = hits.filter((hit): hit is ScoredFact => hit.fact !== undefined)
+      // A hit's segment moved between the update and its reading: up to date again, and again.
+      if (found.length === hits.length || attempt === 2) return found
+    }
+  }
+
+  /** Reads one more segment for the view, between requests; false when none is left. */
+  readAhead(): boolean {
+    const view = this.view
+    if (!view || this.holdsAll()) return false
+    const revision = readRevision(this.dir)
+    return view.readAhead(
+      (name) => this.peekFacts(name, revision),
+      (name) => this.facts.holds(name),
+    )
+  }
+
+  private openView(FactIndex: FactIndexType, current: SavedSegment[], read: ReadSegmentFn, anew: boolean): void {
+    const saved = anew ? undefined : readSaved(this.dir)
+    const opened = saved && SearchView.open(FactIndex, saved, current, read)
+    if (opened) {
+      this.view = opened.view
+      // Saved again also when many segments had to be read (a home copied or restored whole keeps
+      // every fact but no file identity), so that the next process does not read them all again.
+      if (this.resave || worthSaving(opened.opened) || opened.read > Math.max(2, current.length / 50))
+        saveIndex(this.dir, opened.view.index, opened.view.source())
+    } else {
+      this.view = SearchView.build(FactIndex, current, read)
+      saveIndex(this.dir, this.view.index, this.view.source())
+    }
+    this.resave = false
   }
 
   /** One fact segment, read (and checked) if this process does not hold it as it is now. */
@@ -242,6 +360,8 @@ class AgentFiles {
       const ids = new Map<string, {fact: FactRecord; segment: string}>()
       for (const seg of this.facts.all()) for (const fact of seg.records) ids.set(fact.id, {fact, segment: seg.name})
       this.ids = ids
+      // The full views follow every change from here: the lean one would only cost memory.
+      this.view = undefined
     }
     return this.ids
   }
@@ -256,6 +376,7 @@ class AgentFiles {
       const opened = openIndex(FactIndex, this.dir, segments)
       if (this.resave || options.save === true || worthSaving(opened)) this.save(opened)
       this.index = opened.index
+      this.view = undefined
     }
     return this.index
   }
@@ -459,12 +580,18 @@ export class FileStore implements Store {
 
   async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
     // A turn of a thread is never a duplicate (people repeat themselves in a conversation). For
-    // the rest, a long-running process holds every fact and looks the content up; a short-lived
-    // one reads the last segment and trusts the saved digests of the others that did not change.
+    // the rest, a process that holds every fact (an operation needed them all) looks the content
+    // up; any other reads the last segment and trusts the digests of the others that did not
+    // change, which a long-running process keeps in memory instead of every fact.
     const guard = !options.allowDuplicate && fact.thread === undefined
-    const cold = guard && this.options.shortLived === true
+    const longLived = this.options.shortLived !== true
+    const cold = guard && (!longLived || !this.agent(agent).holdsAll())
     return this.write(agent, {facts: guard && !cold ? 'all' : 'last'}, (tx, a) => {
-      const existing = !guard ? undefined : cold ? a.coldDuplicate(fact.content) : a.duplicateIndex().find(fact.content)
+      const existing = !guard
+        ? undefined
+        : cold
+          ? a.coldDuplicate(fact.content, longLived)
+          : a.duplicateIndex().find(fact.content)
       if (existing) return {...existing, duplicate: true as const}
       const record = factRecord(tx.nextFactId(), fact, now())
       tx.appendFact(record)
@@ -489,6 +616,12 @@ export class FileStore implements Store {
       const a = this.agent(agent)
       const hits = a.searchSaved(FactIndex, readRevision(a.dir), query.text, options)
       if (hits) return hits
+    }
+    if (!this.options.shortLived && !this.agent(agent).holdsAll()) {
+      const a = this.agent(agent)
+      const hits = a.leanSearch(FactIndex, query.text, options)
+      this.readAhead(agent, a)
+      return hits
     }
     const a = this.read(agent, {facts: 'all'})
     const index = a.searchIndex(FactIndex)
@@ -555,7 +688,34 @@ export class FileStore implements Store {
   }
 
   /** Nothing to let go of: every file is closed when the operation that opened it ends. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closed = true
+  }
+
+  private closed = false
+  private readonly readingAhead = new Set<AgentFiles>()
+
+  /**
+   * After a search by the view, the segments it has no copy of are read one at a time, each in a
+   * turn of the event loop of its own, so that later searches find their hits' records at hand
+   * and a request waits at most one segment's read. Stops when the agent is dropped, when an
+   * operation needed every record, or when a segment moved (the next search starts it again).
+   */
+  private readAhead(agent: string, a: AgentFiles): void {
+    if (this.readingAhead.has(a)) return
+    this.readingAhead.add(a)
+    const step = (): void => {
+      let more = false
+      try {
+        more = !this.closed && this.agents.get(agent) === a && a.readAhead()
+      } catch {
+        // A segment that cannot be read fails the next operation that needs it, with its error.
+      }
+      if (more) setImmediate(step).unref()
+      else this.readingAhead.delete(a)
+    }
+    setImmediate(step).unref()
+  }
 
   async listAgents(): Promise<string[]> {
     try {
@@ -649,22 +809,24 @@ export class FileStore implements Store {
 
   async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
     const result = await this.writeImport(agent, batch)
-    if (result.facts.length > 0 || result.marked.length > 0) await this.saveSearchIndex(agent)
+    if (result.facts.length > 0 || result.marked.length > 0) await this.saveDerived(agent)
     return result
   }
 
   /**
-   * Saves the agent's search index after an import: the import read every fact segment already,
-   * so the first search after it (a cold `mem search`, or a server's first) loads the index
-   * instead of indexing every fact. Derived data: a failure costs that search the rebuild, and
-   * the import it follows has succeeded.
+   * Saves the agent's search index and duplicate digests after an import: the import read every
+   * fact segment already, so the first search after it (a cold `mem search`, or a server's
+   * first) loads the index instead of indexing every fact, and the first add reads one segment.
+   * Derived data: a failure costs that search or add the rebuild, and the import it follows has
+   * succeeded.
    */
-  private async saveSearchIndex(agent: string): Promise<void> {
+  private async saveDerived(agent: string): Promise<void> {
     try {
       const FactIndex = await loadFactIndex()
       // Synchronous from here, like any search: the facts are brought up to date and indexed at once.
       const a = this.read(agent, {facts: 'all'})
       a.searchIndex(FactIndex, {save: true})
+      a.saveDuplicateDigests()
     } catch {
       // The next search builds and saves it.
     }

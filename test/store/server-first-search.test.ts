@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
 import {join} from 'node:path'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
@@ -8,9 +9,9 @@ import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {readRevision, revisionKey} from '../../src/store/revision.js'
+import {bumpRevision, identitiesOf, readRevision, revisionKey} from '../../src/store/revision.js'
 import {searchCachePath} from '../../src/store/search-cache.js'
-import {SegmentedFiles} from '../../src/store/segments.js'
+import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
 
 /**
  * A server's first searches go by the saved index and the segment keys, as a cold search does,
@@ -50,6 +51,23 @@ function currentSegments(home: string): {name: string; key: string}[] {
   return files
     .names()
     .map((name) => ({name, key: `${revisionKey(revision, `facts/${name}`) ?? '-'}|${files.fingerprint(name)}`}))
+}
+
+/** `count` facts written straight into segment files of at most `perSegment`, as another process would leave them. */
+function writeFacts(home: string, count: number, perSegment: number, content: (i: number) => string): string[] {
+  const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
+  let time = Date.UTC(2025, 0, 1)
+  const paths: string[] = []
+  for (let start = 0, n = 1; start < count; start += perSegment, n++) {
+    const records: FactRecord[] = []
+    for (let i = start; i < Math.min(count, start + perSegment); i++) {
+      time += 60_000
+      records.push({id: newId(time), content: content(i), tags: [], created_at: new Date(time).toISOString()})
+    }
+    files.write(segmentName(n), records)
+    paths.push(files.path(segmentName(n)))
+  }
+  return paths
 }
 
 /** A mem.export file of `count` facts for agent "default". */
@@ -103,5 +121,122 @@ describe("a server's first search, from the saved index", function () {
     assert.equal(found.length, 100)
     assert.ok(found.every((c) => c.includes('lighthouse')))
     assert.deepEqual(readFileSync(index), before, 'nothing had to be indexed again: the index was not saved anew')
+  })
+  it('never serves a segment edited by hand between the start and the first search, in place with its time put back', async () => {
+    const paths = writeFacts(home, 30, 10, (i) =>
+      i === 3 ? 'the heron fishes at dawn' : `the otter number ${i} swims`,
+    )
+    ok(home, ['search', '--json', 'otter'])
+    const saved = readFileSync(searchCachePath(agentDir(home, 'default')))
+    session = await connectMcp(home)
+    // Same length, same inode, modification time put back: only the status-change time moves.
+    const text = readFileSync(paths[0]!, 'utf8')
+    writeFileSync(`${home}/ref`, '')
+    spawnSync('touch', ['-r', paths[0]!, `${home}/ref`])
+    writeFileSync(paths[0]!, text.replace('heron', 'baron'))
+    spawnSync('touch', ['-r', `${home}/ref`, paths[0]!])
+    assert.deepEqual(
+      readFileSync(searchCachePath(agentDir(home, 'default'))),
+      saved,
+      'the index still vouches for the old text',
+    )
+
+    assert.deepEqual(await serverSearch(session, 'baron'), ['the baron fishes at dawn'])
+    assert.deepEqual(await serverSearch(session, 'heron'), [])
+    assert.deepEqual(
+      await serverSearch(session, 'fishes'),
+      ['the baron fishes at dawn'],
+      'a hit shows the text as it is now',
+    )
+  })
+
+  it('re-reads a segment changed by hand after the first search, before every later search, including its hits', async () => {
+    const paths = writeFacts(home, 30, 10, (i) =>
+      i === 3 ? 'the heron fishes at dawn' : `the otter number ${i} swims`,
+    )
+    ok(home, ['search', '--json', 'otter'])
+    session = await connectMcp(home)
+    assert.deepEqual(await serverSearch(session, 'fishes'), ['the heron fishes at dawn'])
+    // Let the server read ahead, so that it holds its own copy of every segment.
+    await new Promise((done) => setTimeout(done, 500))
+    writeFileSync(paths[0]!, readFileSync(paths[0]!, 'utf8').replace('heron', 'baron'))
+    assert.deepEqual(await serverSearch(session, 'fishes'), ['the baron fishes at dawn'])
+    writeFileSync(
+      paths[0]!,
+      readFileSync(paths[0]!, 'utf8').replace('the otter number 4 swims', 'the otter number 4 dives'),
+    )
+    assert.deepEqual(await serverSearch(session, 'dives'), ['the otter number 4 dives'])
+    assert.ok(!(await serverSearch(session, 'swims')).includes('the otter number 4 swims'))
+  })
+
+  it('finds a fact another process added before the first search, and after it', async () => {
+    writeFacts(home, 30, 10, (i) => `the otter number ${i} swims`)
+    ok(home, ['search', '--json', 'otter'])
+    session = await connectMcp(home)
+    ok(home, ['add', '--json', 'the kingfisher nests under the bridge'])
+    assert.deepEqual(await serverSearch(session, 'kingfisher'), ['the kingfisher nests under the bridge'])
+    ok(home, ['add', '--json', 'the kingfisher has two chicks'])
+    const nests = (JSON.parse(ok(home, ['search', '--json', 'nests'])) as Found).facts[0]!.id
+    ok(home, ['reflect', 'delete', '--json', '-f', nests])
+    assert.deepEqual(await serverSearch(session, 'kingfisher'), ['the kingfisher has two chicks'])
+  })
+
+  it('adds without reading every fact, and still refuses a duplicate stored in an older segment', async () => {
+    writeFacts(home, 30, 10, (i) => (i === 2 ? 'the weir floods in March' : `the otter number ${i} swims`))
+    ok(home, ['search', '--json', 'otter'])
+    session = await connectMcp(home)
+    assert.equal((await serverSearch(session, 'otter')).length, 29)
+    const again = await session.call('memory_add', {content: 'The weir  floods in march'})
+    assert.notEqual(again.isError, true, JSON.stringify(again.content))
+    assert.equal((again.structuredContent as {duplicate?: boolean}).duplicate, true)
+    const added = await session.call('memory_add', {content: 'the heron fishes at dawn'})
+    assert.notEqual((added.structuredContent as {duplicate?: boolean}).duplicate, true)
+    assert.deepEqual(await serverSearch(session, 'heron'), ['the heron fishes at dawn'])
+    const listed = JSON.parse(ok(home, ['list', '--json', '-n', '100'])) as {facts: unknown[]}
+    assert.equal(listed.facts.length, 31)
+  })
+
+  it('fails a search on a segment damaged before the first search, naming it, and leaves it as it was', async () => {
+    const paths = writeFacts(home, 30, 10, (i) => `the otter number ${i} swims`)
+    ok(home, ['search', '--json', 'otter'])
+    session = await connectMcp(home)
+    writeFileSync(paths[1]!, '{"format":')
+    const r = await session.call('memory_search', {query: 'otter'})
+    assert.equal(r.isError, true)
+    assert.match(JSON.stringify(r.content), /000002\.json/)
+    assert.equal(readFileSync(paths[1]!, 'utf8'), '{"format":')
+  })
+  it('reads, for its first search, only the segments holding its hits: the saved index vouches for the rest', async () => {
+    writeFacts(home, 40, 10, (i) => (i === 35 ? 'the barn owl hunts at night' : `the otter number ${i} swims`))
+    const dir = agentDir(home, 'default')
+    // Stamped as mem stamps what it writes; a file no stamp vouches for is decoded by every operation.
+    bumpRevision(
+      dir,
+      readRevision(dir),
+      identitiesOf(
+        dir,
+        [1, 2, 3, 4].map((n) => `facts/${segmentName(n)}`),
+      ),
+    )
+    ok(home, ['search', '--json', 'otter'])
+    const log = join(home, 'events.log')
+    // Logs each path the server opens through node:fs and each message it writes, in order.
+    const trace = `import fs from 'node:fs'; import {syncBuiltinESMExports} from 'node:module'
+      const append = fs.appendFileSync; const log = ${JSON.stringify(log)}
+      for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (path, ...rest) { if (typeof path === 'string') append(log, 'open ' + path + '\\n'); return real.call(this, path, ...rest) } }
+      syncBuiltinESMExports()
+      const write = process.stdout.write.bind(process.stdout)
+      process.stdout.write = (chunk, ...rest) => { if (String(chunk).includes('structuredContent')) append(log, 'answer\\n'); return write(chunk, ...rest) }`
+    session = await connectMcp(home, {
+      env: {NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(trace)}`},
+    })
+    assert.deepEqual(await serverSearch(session, 'owl'), ['the barn owl hunts at night'])
+    const events = readFileSync(log, 'utf8').split('\n')
+    const factsDir = join(dir, 'facts')
+    const opened = events
+      .slice(0, events.indexOf('answer'))
+      .filter((e) => e.startsWith(`open ${factsDir}/`) && e.endsWith('.json'))
+      .map((e) => e.slice(`open ${factsDir}/`.length))
+    assert.deepEqual([...new Set(opened)], [segmentName(4)], 'the segment of the hit, and no other')
   })
 })
