@@ -31,6 +31,11 @@ export class CachedSegments<T> {
     return `${this.files.spec.folder}/${name}`
   }
 
+  /** The cache key of a segment file of this identity, under this revision stamp. */
+  keyOf(revision: Revision | undefined, name: string, identity: string): string {
+    return `${revisionKey(revision, this.key(name)) ?? '-'}|${identity}`
+  }
+
   /** The segment's current cache key; a file that vanished between listing and stat has none. */
   private currentKey(
     revision: Revision | undefined,

@@ -37,7 +37,7 @@ import {
 } from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
-import {DuplicateIndex} from './duplicates.js'
+import {DuplicateIndex, guarded, normalizedContent} from './duplicates.js'
 import {
   PartialImport,
   type AddedFact,
@@ -240,8 +240,17 @@ class AgentFiles {
     if (longLived) {
       for (const name of unvouched) if (name !== last) read.set(name, this.peekFacts(name).records)
     } else this.follow(this.facts.refreshSome(this.revision, unvouched, this.noteMigrated('facts')))
-    const recordsOf = (name: string): readonly FactRecord[] =>
-      read.get(name) ?? (longLived && name !== last ? this.peekFacts(name).records : this.factsOf(name))
+    // A segment a hash hits in is read to confirm it; a long-running process takes its facts
+    // from the search view's compact copy when that copy is of the file as it is.
+    const recordsOf = (name: string): readonly FactRecord[] => {
+      const known = read.get(name)
+      if (known) return known
+      if (!longLived || name === last) return this.factsOf(name)
+      const identity = identities.get(name)
+      const copy =
+        identity === undefined ? undefined : this.view?.liveFacts(name, this.facts.keyOf(this.revision, name, identity))
+      return copy ?? this.peekFacts(name).records
+    }
     const kept: Digests = {segments: {}}
     let found: FactRecord | undefined
     for (const [name, identity] of identities) {
@@ -252,7 +261,8 @@ class AgentFiles {
           : segmentHashes(recordsOf(name))
       if (name !== last) kept.segments[name] = {identity, hashes}
       // The first stored wins; the segments after it are still hashed, so the digests come out whole.
-      if (!found && hashes.includes(wanted)) found = new DuplicateIndex(recordsOf(name)).find(content)
+      const holds = longLived && name !== last ? hashSet(hashes).has(wanted) : hashes.includes(wanted)
+      if (!found && holds) found = firstDuplicate(recordsOf(name), hashes, wanted, content)
     }
     const moved = [...identities.keys()].some((name) => name !== last && !vouched(name))
     if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length)
@@ -719,6 +729,8 @@ export class FileStore implements Store {
 
   private closed = false
   private readonly readingAhead = new Set<AgentFiles>()
+  /** Writes under way in this process. */
+  private writing = 0
 
   /**
    * After a search by the view, the segments it has no copy of are read one at a time, each in a
@@ -730,6 +742,12 @@ export class FileStore implements Store {
     if (this.readingAhead.has(a)) return
     this.readingAhead.add(a)
     const step = (): void => {
+      // Never between the turns of an operation under way (a write waits for its lock and its
+      // flush across several): a request waits for at most one segment's read.
+      if (this.writing > 0 && !this.closed) {
+        setTimeout(step, 1).unref()
+        return
+      }
       let more = false
       try {
         more = !this.closed && this.agents.get(agent) === a && a.readAhead()
@@ -796,6 +814,15 @@ export class FileStore implements Store {
   }
 
   private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
+    this.writing++
+    try {
+      return await this.writeLocked(agent, needs, change)
+    } finally {
+      this.writing--
+    }
+  }
+
+  private async writeLocked<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
     const dir = this.agent(agent).dir
     try {
       makeDirDurably(dir)
@@ -901,6 +928,38 @@ function upgradeOutdated(a: AgentFiles): void {
     }
     a.outdated.delete(key)
   }
+}
+
+/**
+ * The first live standalone fact of `records` that says `content`. The hashes were taken of the
+ * segment's guarded facts in order: when they line up with the records, only the facts at the
+ * hash's positions are compared, instead of normalising every fact of the segment.
+ */
+function firstDuplicate(
+  records: readonly FactRecord[],
+  hashes: readonly string[],
+  wanted: string,
+  content: string,
+): FactRecord | undefined {
+  const candidates = records.filter(guarded)
+  if (candidates.length === hashes.length) {
+    const normal = normalizedContent(content)
+    for (let i = 0; i < hashes.length; i++)
+      if (hashes[i] === wanted && normalizedContent(candidates[i]!.content) === normal) return candidates[i]
+  }
+  return new DuplicateIndex(records).find(content)
+}
+
+/** Each kept segment's hashes as a set, made once per list: a long-running process looks one content up in all of them per add. */
+const hashSets = new WeakMap<readonly string[], Set<string>>()
+
+function hashSet(hashes: readonly string[]): Set<string> {
+  let set = hashSets.get(hashes)
+  if (!set) {
+    set = new Set(hashes)
+    hashSets.set(hashes, set)
+  }
+  return set
 }
 
 /** What the search index reads of a fact differs between two records of it (an unknown earlier one always does). */

@@ -173,6 +173,19 @@ export class SearchView {
     return false
   }
 
+  /** The live facts of a segment from the compact copy kept of it, if one was made under `key`. */
+  liveFacts(name: string, key: string): FactRecord[] | undefined {
+    const kept = this.texts.get(name)
+    if (kept?.key !== key) return undefined
+    const out: FactRecord[] = []
+    for (let at = 1; at < kept.text.length;) {
+      const end = kept.text.indexOf('\n', at)
+      out.push(JSON.parse(kept.text.slice(kept.text.indexOf('\t', at) + 1, end)) as FactRecord)
+      at = end + 1
+    }
+    return out
+  }
+
   /** What saving the index needs: the segments it reflects and where each fact lives. */
   source(): IndexSource {
     return {

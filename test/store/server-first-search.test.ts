@@ -189,6 +189,10 @@ describe("a server's first search, from the saved index", function () {
     const again = await session.call('memory_add', {content: 'The weir  floods in march'})
     assert.notEqual(again.isError, true, JSON.stringify(again.content))
     assert.equal((again.structuredContent as {duplicate?: boolean}).duplicate, true)
+    // Again once the server has read ahead (it then confirms a hash from its own copy of the segment).
+    await new Promise((done) => setTimeout(done, 500))
+    const later = await session.call('memory_add', {content: 'THE WEIR FLOODS IN MARCH'})
+    assert.equal((later.structuredContent as {duplicate?: boolean}).duplicate, true)
     const added = await session.call('memory_add', {content: 'the heron fishes at dawn'})
     assert.notEqual((added.structuredContent as {duplicate?: boolean}).duplicate, true)
     assert.deepEqual(await serverSearch(session, 'heron'), ['the heron fishes at dawn'])
