@@ -99,6 +99,7 @@ const byFact = new WeakMap<Uint32Array, ReturnType<typeof docPairs>>()
 function docTerms(index: CompactFactIndex): ReturnType<typeof docPairs> {
   let pairs = byFact.get(index.postings)
   if (pairs === undefined) {
+    index.load?.(0, index.postings.length)
     pairs = docPairs(index.lengths.length, index.starts, index.postings)
     byFact.set(index.postings, pairs)
   }

@@ -1,6 +1,7 @@
 import SearchableMap from 'minisearch/SearchableMap'
 
 import type {Accumulator} from './accumulator.js'
+import {DamagedIndex} from './damaged-index.js'
 import {allLines, indexOfSorted, prefixRange, type Lines} from './lines.js'
 import {looseMatches, type KeySource, type LooseRules} from './loose-match.js'
 import {toTerm, type QueryWord} from './tokenize.js'
@@ -47,6 +48,12 @@ export interface CompactDocs {
   surfaces: Lines
   starts: Uint32Array
   postings: Uint32Array
+  /**
+   * Makes postings[from..to) readable, for postings read from their file where a search asks
+   * (the saved index of a cold search); throws {@link DamagedIndex} when they do not read back.
+   * Absent: they are all there.
+   */
+  load?: (from: number, to: number) => void
   lengths: Uint32Array
 }
 
@@ -62,6 +69,8 @@ interface Base {
   surfaces: Lines
   starts: Uint32Array
   postings: Uint32Array
+  /** Reads postings[from..to) where they are read lazily, and checks them (see CompactDocs). */
+  load: (from: number, to: number) => void
 }
 
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
@@ -197,12 +206,20 @@ export class InvertedIndex {
       throw new Error('bad postings table')
     for (let t = 0; t < termCount; t++)
       if (starts[t + 1]! <= starts[t]! || (starts[t + 1]! - starts[t]!) % 2 !== 0) throw new Error('bad postings table')
-    for (let i = 0; i < postings.length; i += 2)
-      if (postings[i]! >= docs || postings[i + 1]! < 1) throw new Error('bad postings')
+    // Postings read later are checked as they are read.
+    if (data.load === undefined) checkPostings(postings, 0, postings.length, docs, Error)
+    const load = (from: number, to: number): void => {
+      if (data.load === undefined) return
+      data.load(from, to)
+      checkPostings(postings, from, to, docs, DamagedIndex)
+    }
     const index = new InvertedIndex()
-    index.base = {terms, surfaces, starts, postings}
+    index.base = {terms, surfaces, starts, postings, load}
     index.byId.length = termCount
-    index.docs = DocTerms.pending(docs, () => docPairs(docs, starts, postings))
+    index.docs = DocTerms.pending(docs, () => {
+      load(0, postings.length)
+      return docPairs(docs, starts, postings)
+    })
     index.lengths = lengths.slice()
     index.live = docs
     for (let slot = 0; slot < docs; slot++) index.totalLength += lengths[slot]!
@@ -318,9 +335,10 @@ export class InvertedIndex {
 
   /** The loaded term `t` as postings: a view into the loaded array, until it grows. */
   private materialize(t: number): Postings {
-    const {terms, starts, postings} = this.base!
+    const {terms, starts, postings, load} = this.base!
     const from = starts[t]!
     const size = starts[t + 1]! - from
+    load(from, from + size)
     const p: Postings = {
       id: t,
       text: terms.at(t)!,
@@ -454,6 +472,17 @@ export class InvertedIndex {
 }
 
 const EMPTY = new Uint32Array(0)
+
+/** Each posting of postings[from..to) names one of `docs` documents, at least once. */
+function checkPostings(
+  postings: Uint32Array,
+  from: number,
+  to: number,
+  docs: number,
+  Failure: new (message: string) => Error,
+): void {
+  for (let i = from; i < to; i += 2) if (postings[i]! >= docs || postings[i + 1]! < 1) throw new Failure('bad postings')
+}
 
 /** Two sorted lists as one sorted list without repeats. */
 function mergeSorted(a: readonly string[], b: readonly string[]): string[] {

@@ -1,3 +1,5 @@
+import {DamagedIndex} from './damaged-index.js'
+
 /**
  * Lists of strings the index reads by position: a plain array, or {@link LineBlock}, lines of a
  * saved index read only where asked. A cold `mem search` at 100,000 facts would otherwise make
@@ -19,10 +21,12 @@ export const LINES_PER_BLOCK = 32
 export class LineBlock implements Lines {
   private readonly decoded = new Map<number, string[]>()
 
+  /** @param load makes bytes[from..to) readable, where they are read from their file on first use */
   constructor(
     private readonly bytes: Buffer,
     readonly length: number,
     private readonly blocks: Uint32Array,
+    private readonly load?: (from: number, to: number) => void,
   ) {
     if (blocks.length !== Math.ceil(length / LINES_PER_BLOCK)) throw new Error('bad line block index')
     for (let b = 0; b < blocks.length; b++)
@@ -46,9 +50,10 @@ export class LineBlock implements Lines {
     let block = this.decoded.get(b)
     if (block === undefined) {
       const end = b + 1 < this.blocks.length ? this.blocks[b + 1]! - 1 : this.bytes.length
+      this.load?.(this.blocks[b]!, end)
       block = this.bytes.toString('utf8', this.blocks[b]!, end).split('\n')
       const want = Math.min(LINES_PER_BLOCK, this.length - b * LINES_PER_BLOCK)
-      if (block.length !== want) throw new Error('bad line block')
+      if (block.length !== want) throw new DamagedIndex('bad line block')
       this.decoded.set(b, block)
     }
     return block[i - b * LINES_PER_BLOCK]
@@ -56,7 +61,9 @@ export class LineBlock implements Lines {
 
   /** Every line, decoded at once (for a pass over all of them). */
   all(): string[] {
-    return this.length === 0 ? [] : this.bytes.toString('utf8').split('\n')
+    if (this.length === 0) return []
+    this.load?.(0, this.bytes.length)
+    return this.bytes.toString('utf8').split('\n')
   }
 }
 

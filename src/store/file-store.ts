@@ -2,6 +2,7 @@ import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {MemError} from '../errors.js'
+import {DamagedIndex} from '../search/damaged-index.js'
 import type {FactIndex, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
@@ -25,7 +26,15 @@ import {
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
 import {SearchView, type ReadSegment, type ReadSegmentFn} from './search-view.js'
-import {factDigest, loadFactIndex, readSaved, saveIndex, type FactIndexType, type SavedSegment} from './search-cache.js'
+import {
+  factDigest,
+  loadFactIndex,
+  readSaved,
+  saveIndex,
+  type FactIndexType,
+  type SavedIndex,
+  type SavedSegment,
+} from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex, guarded, normalizedContent} from './duplicates.js'
@@ -405,7 +414,23 @@ class AgentFiles {
     text: string,
     options: SearchOptions,
   ): ScoredFact[] | undefined {
-    const saved = readSaved(this.dir)
+    try {
+      return this.searchFrom(FactIndex, readSaved(this.dir, {lazy: true}), revision, text, options)
+    } catch (error) {
+      // Postings read during the search failed their checksum: the full search rebuilds the index.
+      if (!(error instanceof DamagedIndex)) throw error
+      this.resave = true
+      return undefined
+    }
+  }
+
+  private searchFrom(
+    FactIndex: FactIndexType,
+    saved: SavedIndex | undefined,
+    revision: Revision | undefined,
+    text: string,
+    options: SearchOptions,
+  ): ScoredFact[] | undefined {
     const migrated = this.noteMigrated
     const opened =
       saved &&

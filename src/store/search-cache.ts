@@ -22,6 +22,7 @@ import type {
   IndexedFact,
   PlainCompactFactIndex,
 } from '../search/fact-index.js'
+import {DamagedIndex} from '../search/damaged-index.js'
 import {LINES_PER_BLOCK, LineBlock, type Lines} from '../search/lines.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
 import {isLink} from './links.js'
@@ -49,7 +50,12 @@ export const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'st
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
-const VERSION = 9
+const VERSION = 10
+/** Bytes behind each checksum of the parts read where a search asks: it reads and checks only the chunks it needs. */
+const CHUNK = 65536
+/** The parts of the file read where a search asks, in the order they follow the rest. */
+const REGIONS = ['ids', 'dates', 'postings'] as const
+type Region = (typeof REGIONS)[number]
 
 /** A fact segment the saved index was made from, with its cache key at the time. */
 export interface SavedSegment {
@@ -67,9 +73,10 @@ export interface SavedSegment {
  * two words of its digest and the place of its creation time in their order; where each term's
  * postings start); one byte per fact saying
  * whether it asks; zero padding to a multiple of 4 bytes; last, the postings, term by term, as
- * 32-bit integers [fact, count, ...] (see CompactDocs). Numbers are in the byte order the header
- * names. Loading is two reads, a checksum and typed-array views: a search then decodes the terms,
- * postings and ids it reads, and nothing else (see src/search/lines.ts).
+ * 32-bit integers [fact, count, ...] (see CompactDocs), each 64 KiB behind a checksum of its own.
+ * Numbers are in the byte order the header names. Loading is one read, a checksum and
+ * typed-array views; a search then reads the postings of its terms, chunk by chunk, and decodes
+ * the terms and ids it reads, and nothing else (see src/search/lines.ts).
  */
 interface Header {
   format: typeof FORMAT
@@ -87,8 +94,10 @@ interface Header {
     tags: number
     index: number
   }
-  /** CRC-32 (hex) of the index part: it is derived data, so it needs to catch damage, not forgery. */
+  /** CRC-32 (hex) of the index part but its postings: it is derived data, so it needs to catch damage, not forgery. */
   checksum: string
+  /** CRC-32 (hex) of each {@link CHUNK} bytes of the ids, the creation times and the postings, the last of each shorter. */
+  chunks: {[R in Region]: string[]}
   /** The ids are in increasing order: a reader finds one by binary search. */
   idsSorted: boolean
   /** Counts of ids, terms, words and postings integers. */
@@ -177,8 +186,13 @@ function checksum(...parts: Buffer[]): string {
   return crc.toString(16).padStart(8, '0')
 }
 
-/** The saved index if it is whole, of this version and from this build; undefined otherwise. */
-export function readSaved(agentDir: string): SavedIndex | undefined {
+/**
+ * The saved index if it is of this version and from this build and its checksums hold; undefined
+ * otherwise. With `lazy`, the postings are read only where a search asks for them (see
+ * {@link lazyPostings}): for a process that runs one search and exits, which then keeps the file
+ * open; a chunk that fails its checksum then throws {@link DamagedIndex} from the search.
+ */
+export function readSaved(agentDir: string, {lazy = false}: {lazy?: boolean} = {}): SavedIndex | undefined {
   // Through a link, the index could be anyone's (src/store/links.ts): it is rebuilt instead.
   if (SIGNATURE === undefined || isLink(cacheDir(agentDir))) return undefined
   let fd: number | undefined
@@ -189,18 +203,64 @@ export function readSaved(agentDir: string): SavedIndex | undefined {
     if (!head || !usable(head.header)) return undefined
     const {header: h, length} = head
     if (length + h.bytes.index !== size) return undefined
-    // The postings, which a loaded index keeps, get a buffer of their own, so that the rest of what
-    // is read here can be collected.
-    const kept = 4 * h.postings
-    if (kept > h.bytes.index) return undefined
-    const rest = readAt(fd, length, h.bytes.index - kept)
-    const postings = readAt(fd, length + rest.length, kept)
-    if (checksum(rest, postings) !== h.checksum) return undefined
-    return decode(h, rest, new Uint32Array(postings.buffer, 0, h.postings))
+    const later = h.bytes.ids + h.bytes.dates + 4 * h.postings
+    if (later > h.bytes.index) return undefined
+    const rest = readAt(fd, length, h.bytes.index - later)
+    if (checksum(rest) !== h.checksum) return undefined
+    const postings = new Uint32Array(h.postings)
+    let at = length + rest.length
+    const region = (name: Region, bytes: Buffer): Lazy => {
+      const lazyBytes = lazyRegion(fd!, at, bytes, h.chunks[name])
+      at += bytes.length
+      return lazyBytes
+    }
+    const regions = {
+      ids: region('ids', Buffer.allocUnsafeSlow(h.bytes.ids)),
+      dates: region('dates', Buffer.allocUnsafeSlow(h.bytes.dates)),
+      postings: region('postings', Buffer.from(postings.buffer, postings.byteOffset, postings.byteLength)),
+    }
+    if (lazy) fd = undefined
+    else for (const r of Object.values(regions)) r.load(0, r.bytes.length)
+    return decode(h, rest, postings, lazy ? regions : undefined, regions)
   } catch {
     return undefined
   } finally {
     if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/** A part of the file in memory whose chunks are read (and checked) on first use. */
+interface Lazy {
+  bytes: Buffer
+  /** Makes bytes[from..to) readable; throws DamagedIndex when they do not read back as saved. */
+  load(from: number, to: number): void
+}
+
+/**
+ * `bytes.length` bytes of the file at `at`, read into `bytes` a chunk at a time where asked: a
+ * search reads its terms' postings, ids and dates, a few chunks of the megabytes they take at
+ * 100,000 facts.
+ */
+function lazyRegion(fd: number, at: number, bytes: Buffer, checksums: string[]): Lazy {
+  const loaded = new Uint8Array(checksums.length)
+  return {
+    bytes,
+    load(from, to) {
+      if (to <= from) return
+      for (let c = Math.floor(from / CHUNK); c <= Math.floor((to - 1) / CHUNK); c++) {
+        if (loaded[c] === 1) continue
+        const start = c * CHUNK
+        const length = Math.min(CHUNK, bytes.length - start)
+        for (let done = 0; done < length;) {
+          const n = readSync(fd, bytes, start + done, length - done, at + start + done)
+          if (n === 0) throw new DamagedIndex('the saved search index ended early')
+          done += n
+        }
+        if (checksum(bytes.subarray(start, start + length)) !== checksums[c])
+          throw new DamagedIndex('a chunk of the saved search index fails its checksum')
+        loaded[c] = 1
+      }
+    },
   }
 }
 
@@ -236,33 +296,36 @@ function usable(h: unknown): h is Header {
     return false
   if (!v.is(SavedSegments, header.segments) || typeof header.bytes !== 'object' || header.bytes === null) return false
   const {ids, terms, words, dates, threads, tags, index} = header.bytes
-  return [
-    ids,
-    terms,
-    words,
-    dates,
-    threads,
-    tags,
-    index,
-    header.ids,
-    header.terms,
-    header.words,
-    header.postings,
-  ].every((n) => Number.isSafeInteger(n) && n >= 0)
+  return (
+    [ids, terms, words, dates, threads, tags, index, header.ids, header.terms, header.words, header.postings].every(
+      (n) => Number.isSafeInteger(n) && n >= 0,
+    ) &&
+    typeof header.chunks === 'object' &&
+    header.chunks !== null &&
+    REGIONS.every((region) => {
+      const list = header.chunks[region]
+      const bytes = region === 'postings' ? 4 * header.postings : header.bytes[region]
+      return Array.isArray(list) && list.length === Math.ceil(bytes / CHUNK) && list.every((c) => typeof c === 'string')
+    })
+  )
 }
 
-function decode(h: Header, part: Buffer, postings: Uint32Array): SavedIndex | undefined {
+function decode(
+  h: Header,
+  part: Buffer,
+  postings: Uint32Array,
+  lazy: {[R in Region]: Lazy} | undefined,
+  regions: {[R in Region]: Lazy},
+): SavedIndex | undefined {
   const n = h.ids
   const blocks = (count: number) => Math.ceil(count / LINES_PER_BLOCK)
-  const textBytes = h.bytes.ids + h.bytes.terms + h.bytes.words + h.bytes.dates + h.bytes.threads + h.bytes.tags
+  const textBytes = h.bytes.terms + h.bytes.words + h.bytes.threads + h.bytes.tags
   const integers = 2 * blocks(n) + blocks(h.terms) + blocks(h.words) + 7 * n + h.terms + 1
   if (part.length !== align4(align8(textBytes) + 8 * n + 4 * integers + n)) return undefined
   let at = 0
   const text = (length: number): Buffer => part.subarray(at, (at += length))
-  const idText = text(h.bytes.ids)
   const termText = text(h.bytes.terms)
   const wordText = text(h.bytes.words)
-  const dateText = text(h.bytes.dates)
   const threads = lines(text(h.bytes.threads).toString('utf8'))
   const tagLists: unknown = JSON.parse(text(h.bytes.tags).toString('utf8'))
   at = align8(at)
@@ -290,8 +353,8 @@ function decode(h: Header, part: Buffer, postings: Uint32Array): SavedIndex | un
   for (let slot = 0; slot < n; slot++) {
     if (threadOf[slot]! > threads.length || segmentOf[slot]! >= h.segments.length) return undefined
   }
-  const ids = new LineBlock(idText, n, idBlocks)
-  const dates = new LineBlock(dateText, n, dateBlocks)
+  const ids = new LineBlock(regions.ids.bytes, n, idBlocks, lazy?.ids.load)
+  const dates = new LineBlock(regions.dates.bytes, n, dateBlocks, lazy?.dates.load)
   return {
     index: {
       ids,
@@ -300,6 +363,7 @@ function decode(h: Header, part: Buffer, postings: Uint32Array): SavedIndex | un
       surfaces: new LineBlock(wordText, h.words, wordBlocks),
       starts,
       postings,
+      ...(lazy === undefined ? {} : {load: (from: number, to: number) => lazy.postings.load(4 * from, 4 * to)}),
       lengths,
       times,
       createdOrder,
@@ -357,7 +421,6 @@ function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer | unde
     data.threads.join('\n'),
     JSON.stringify(data.tagLists),
   ].map((t) => Buffer.from(t, 'utf8'))
-  const textLength = texts.reduce((sum, t) => sum + t.length, 0)
   const bytes = (a: Float64Array | Uint32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
   const numbers = [
     data.times,
@@ -374,15 +437,25 @@ function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer | unde
     data.starts,
     data.asks,
   ].map(bytes)
-  const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
   const padding = (length: number, to: number) => Buffer.alloc(to - length)
-  const part = Buffer.concat([
-    ...texts,
+  const [ids, terms, words, dates, threads, tags] = texts as [Buffer, Buffer, Buffer, Buffer, Buffer, Buffer]
+  const restTexts = [terms, words, threads, tags]
+  const textLength = restTexts.reduce((sum, t) => sum + t.length, 0)
+  const restLength = align8(textLength) + numbers.reduce((sum, b) => sum + b.length, 0)
+  const rest = Buffer.concat([
+    ...restTexts,
     padding(textLength, align8(textLength)),
     ...numbers,
     padding(restLength, align4(restLength)),
-    bytes(data.postings),
   ])
+  const later = {ids, dates, postings: bytes(data.postings)}
+  const chunksOf = (part: Buffer): string[] => {
+    const out: string[] = []
+    for (let at = 0; at < part.length; at += CHUNK) out.push(checksum(part.subarray(at, at + CHUNK)))
+    return out
+  }
+  const chunks = {ids: chunksOf(later.ids), dates: chunksOf(later.dates), postings: chunksOf(later.postings)}
+  const part = Buffer.concat([rest, later.ids, later.dates, later.postings])
   const header: Header = {
     format: FORMAT,
     version: VERSION,
@@ -398,7 +471,8 @@ function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer | unde
       tags: texts[5]!.length,
       index: part.length,
     },
-    checksum: checksum(part),
+    checksum: checksum(rest),
+    chunks,
     idsSorted: data.idsSorted === true,
     ids: n,
     terms: data.terms.length,

@@ -199,7 +199,7 @@ describe('saved search index', function () {
     assert.equal(expected.count, 2)
     const {header, body} = readSaved()
     assert.equal(header.format, 'mem.search-index')
-    assert.equal(header.version, 9)
+    assert.equal(header.version, 10)
 
     const bad: Buffer[] = [
       Buffer.from(''),
@@ -223,8 +223,8 @@ describe('saved search index', function () {
     }
     // Another version, another build of the ranking code, the other byte order: never read.
     for (const changed of [
-      {version: 8},
-      {version: 10},
+      {version: 9},
+      {version: 11},
       {signature: 'other'},
       {endian: header.endian === 'LE' ? 'BE' : 'LE'},
     ]) {
@@ -235,25 +235,27 @@ describe('saved search index', function () {
   })
 
   /**
-   * Where the postings start in the index part: after the text blocks, the line offsets (one
-   * per 32 lines of ids, terms, words and dates), the per-fact and per-term numbers, and their padding.
+   * Where the postings start in the index part: after the text blocks read whole, the line
+   * offsets (one per 32 lines of ids, terms, words and dates), the per-fact and per-term numbers,
+   * their padding, and the ids and dates (read where a search asks, like the postings).
    */
   const postingsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
-    const text = bytes.ids! + bytes.terms! + bytes.words! + bytes.dates! + bytes.threads! + bytes.tags!
+    const text = bytes.terms! + bytes.words! + bytes.threads! + bytes.tags!
     const facts = header.ids as number
     const terms = header.terms as number
     const blocks = (n: number) => Math.ceil(n / 32)
     const integers = 2 * blocks(facts) + blocks(terms) + blocks(header.words as number) + 7 * facts + terms + 1
     const rest = ((text + 7) & ~7) + 8 * facts + 4 * integers + facts
-    return (rest + 3) & ~3
+    return ((rest + 3) & ~3) + bytes.ids! + bytes.dates!
   }
   const crc = (bytes: Buffer): string => crc32(bytes).toString(16).padStart(8, '0')
 
   it('is rebuilt when its numbers do not describe an index: a fact out of range, a count of zero', () => {
     add(home, 'the heron nests by the weir')
     add(home, 'the heron left in autumn')
-    const expected = search(home, 'heron')
+    // The first postings are those of the first term in sorted order, which the search reads.
+    const expected = search(home, 'autumn')
     const {header, body} = readSaved()
     // The first posting as saved: a fact of the index, a count of at least one.
     assert.ok(body.readUInt32LE(postingsAt(header)) < (header.ids as number))
@@ -262,11 +264,38 @@ describe('saved search index', function () {
       const broken = Buffer.from(body)
       // The first posting: fact, then count. A fact past the index, then a count of zero.
       broken.writeUInt32LE(value, value === 0 ? postingsAt(header) + 4 : postingsAt(header))
-      // With a checksum that matches, so that the numbers themselves are what is checked.
-      writeSaved({...header, checksum: crc(broken)}, broken)
-      assert.deepEqual(search(home, 'heron'), expected)
+      // With a checksum that matches (the postings' one chunk), so that the numbers themselves are what is checked.
+      writeSaved(
+        {...header, chunks: {...(header.chunks as object), postings: [crc(broken.subarray(postingsAt(header)))]}},
+        broken,
+      )
+      assert.deepEqual(search(home, 'autumn'), expected)
       assert.deepEqual(readSaved(), {header, body})
     }
+  })
+
+  it('reads only the postings a search needs, and rebuilds when a chunk it reads fails its checksum', function () {
+    this.timeout(120_000)
+    // Words of letters only, all after "alpha" and "note" in sorted order, so that the postings
+    // of the last of them end the file and those of "alpha" begin it.
+    const name = (i: number) =>
+      `z${[2, 1, 0].map((p) => String.fromCharCode(97 + (Math.floor(i / 26 ** p) % 26))).join('')}`
+    const facts = Array.from({length: 6000}, (_, i) => `the ${name(i)} note ${i % 10 === 0 ? 'alpha' : 'beta'}`)
+    writeFacts(home, [facts.slice(0, 3000), facts.slice(3000)])
+    const alpha = search(home, 'alpha')
+    const last = search(home, name(5999))
+    assert.equal(alpha.count, 100)
+    assert.equal(last.count, 1)
+    const {header, body} = readSaved()
+    assert.ok((header.chunks as {postings: string[]}).postings.length >= 3, 'the postings span several chunks')
+    // The last posting's count, in the last chunk: changed without its checksum.
+    const damaged = Buffer.from(body)
+    damaged.writeUInt32LE(damaged.readUInt32LE(damaged.length - 4) + 1, damaged.length - 4)
+    writeSaved(header, damaged)
+    assert.deepEqual(search(home, 'alpha'), alpha)
+    assert.deepEqual(readSaved().body, damaged, 'a search that reads no damaged chunk leaves the file as it is')
+    assert.deepEqual(search(home, name(5999)), last)
+    assert.deepEqual(readSaved(), {header, body}, 'a search that reads the damaged chunk saves the index again')
   })
 
   it('is rebuilt when a byte of it changed: a letter of a term, a number of a pair, the checksum no longer matches', () => {
@@ -296,7 +325,7 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), '')
     assert.equal(search(home, 'kayak').count, 2)
     assert.equal(existsSync(legacy), false)
-    assert.equal(readSaved().header.version, 9)
+    assert.equal(readSaved().header.version, 10)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {
