@@ -56,6 +56,9 @@ const {values: opts} = parseArgs({
     keep: {type: 'boolean', default: false},
   },
 })
+// PostgreSQL is measured as a real server runs, flushing its WAL (the tests' throwaway clusters do
+// not), so that it and the files, which fsync every write, are compared at the same durability.
+process.env.MEM_TEST_POSTGRES_DURABLE ??= '1'
 const sizes = opts.sizes === 'none' ? [] : opts.sizes.split(',').map(Number)
 const agentCounts = opts.agents === 'none' ? [] : opts.agents.split(',').map(Number)
 const coldRuns = Number(opts['cold-runs'])

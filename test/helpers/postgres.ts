@@ -106,10 +106,7 @@ function startCluster(): string {
   // One role must give a password, for the tests of where credentials come from; the rest need none.
   const hba = join(data, 'pg_hba.conf')
   writeFileSync(hba, `local all ${PASSWORD_ROLE} scram-sha-256\n${readFileSync(hba, 'utf8')}`)
-  // A throwaway cluster: no flush to the disk is waited for (fsync off), but a commit is
-  // acknowledged only once its WAL is written (synchronous_commit stays on), so an immediate
-  // stop, as a crash of the server, loses nothing acknowledged.
-  const options = `-c listen_addresses='' -k ${dir} -c fsync=off -c full_page_writes=off -c max_connections=200`
+  const options = clusterOptions(dir)
   run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
   process.on('exit', () => {
     try {
@@ -126,13 +123,25 @@ function startCluster(): string {
 let cluster: {dir: string; data: string; run: (tool: string, args: string[]) => void} | undefined
 
 /**
+ * A throwaway cluster: no flush to the disk is waited for (fsync off), but a commit is
+ * acknowledged only once its WAL is written (synchronous_commit stays on), so an immediate stop,
+ * as a crash of the server, loses nothing acknowledged. MEM_TEST_POSTGRES_DURABLE=1 keeps fsync
+ * on, as a real server runs: the benchmark sets it, so PostgreSQL and the files (which fsync
+ * every write) are measured with the same durability.
+ */
+function clusterOptions(dir: string): string {
+  const durability = process.env.MEM_TEST_POSTGRES_DURABLE === '1' ? '' : ' -c fsync=off -c full_page_writes=off'
+  return `-c listen_addresses='' -k ${dir}${durability} -c max_connections=200`
+}
+
+/**
  * Restarts the throwaway cluster (for the fault tests): `stop` ends it at once, as a crash
  * would; `start` brings it back on the same socket. Only for the cluster this process started.
  */
 export function testCluster(): {stop: () => void; start: () => void} | undefined {
   const c = cluster
   if (!c) return undefined
-  const options = `-c listen_addresses='' -k ${c.dir} -c fsync=off -c full_page_writes=off -c max_connections=200`
+  const options = clusterOptions(c.dir)
   return {
     stop: () => c.run('pg_ctl', ['-D', c.data, '-m', 'immediate', 'stop']),
     start: () => c.run('pg_ctl', ['-D', c.data, '-o', options, '-l', join(c.dir, 'log'), '-w', 'start']),
