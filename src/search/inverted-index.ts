@@ -189,7 +189,8 @@ export class InvertedIndex {
         pairs[w++] = doc[i + 1]!
       }
     }
-    return {terms, surfaces: this.sortedSurfaces(), lengths, ...invertDocs(terms.length, offsets, pairs)}
+    const postings = transpose(offsets, pairs, terms.length)
+    return {terms, surfaces: this.sortedSurfaces(), lengths, starts: postings.starts, postings: postings.entries}
   }
 
   /**
@@ -321,12 +322,16 @@ export class InvertedIndex {
 
   /** The live postings of a term, or undefined. */
   private lookup(text: string): Postings | undefined {
-    let p = this.dictionary.get(text)
-    if (p === undefined && this.base) {
-      const t = indexOfSorted(this.base.terms, text)
-      if (t >= 0) p = this.materialize(t)
-    }
+    const p = this.known(text)
     return p !== undefined && p.df > 0 ? p : undefined
+  }
+
+  /** The postings of a term added or loaded, those whose documents are all gone (df 0) included. */
+  private known(text: string): Postings | undefined {
+    const p = this.dictionary.get(text)
+    if (p !== undefined || !this.base) return p
+    const t = indexOfSorted(this.base.terms, text)
+    return t >= 0 ? this.materialize(t) : undefined
   }
 
   private postingsById(id: number): Postings | undefined {
@@ -439,11 +444,7 @@ export class InvertedIndex {
   }
 
   private postingsFor(text: string): Postings {
-    let p = this.dictionary.get(text)
-    if (p === undefined && this.base) {
-      const t = indexOfSorted(this.base.terms, text)
-      if (t >= 0) p = this.materialize(t)
-    }
+    let p = this.known(text)
     if (!p) {
       p = {id: this.byId.length, text, entries: EMPTY, size: 0, df: 0, dead: 0}
       this.byId.push(p)
@@ -496,49 +497,39 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   return out
 }
 
-/** The postings of documents given as pairs, term by term in document order, each term's exactly as long as it needs. */
-function invertDocs(
-  termCount: number,
-  offsets: Uint32Array,
-  pairs: Uint32Array,
-): {starts: Uint32Array; postings: Uint32Array} {
-  const starts = new Uint32Array(termCount + 1)
-  for (let i = 0; i < pairs.length; i += 2) starts[pairs[i]! + 1]! += 2
-  for (let t = 0; t < termCount; t++) starts[t + 1]! += starts[t]!
-  const fill = starts.slice(0, termCount)
-  const postings = new Uint32Array(pairs.length)
-  for (let doc = 0; doc + 1 < offsets.length; doc++) {
-    for (let i = offsets[doc]!; i < offsets[doc + 1]!; i += 2) {
-      const t = pairs[i]!
-      postings[fill[t]!++] = doc
-      postings[fill[t]!++] = pairs[i + 1]!
+/**
+ * A table of rows, row r holding [column, value, ...] pairs at entries[starts[r]..starts[r+1]),
+ * turned the other way: column c's [row, value, ...] pairs, in row order, each exactly as long
+ * as it needs. Documents' [term, tf] pairs become each term's postings, and back.
+ */
+function transpose(
+  starts: Uint32Array,
+  entries: Uint32Array,
+  columns: number,
+): {starts: Uint32Array; entries: Uint32Array} {
+  const out = new Uint32Array(columns + 1)
+  for (let i = 0; i < entries.length; i += 2) out[entries[i]! + 1]! += 2
+  for (let c = 0; c < columns; c++) out[c + 1]! += out[c]!
+  const fill = out.slice(0, columns)
+  const turned = new Uint32Array(entries.length)
+  for (let row = 0; row + 1 < starts.length; row++) {
+    for (let i = starts[row]!; i < starts[row + 1]!; i += 2) {
+      const c = entries[i]!
+      turned[fill[c]!++] = row
+      turned[fill[c]!++] = entries[i + 1]!
     }
   }
-  return {starts, postings}
+  return {starts: out, entries: turned}
 }
 
-/**
- * The other way round: each of `docs` documents' [term, tf, ...] pairs, document i at
- * pairs[offsets[i]..offsets[i+1]), terms in increasing order.
- */
+/** Each of `docs` documents' [term, tf, ...] pairs from the postings, document i at pairs[offsets[i]..offsets[i+1]), terms in increasing order. */
 export function docPairs(
   docs: number,
   starts: Uint32Array,
   postings: Uint32Array,
 ): {offsets: Uint32Array; pairs: Uint32Array} {
-  const offsets = new Uint32Array(docs + 1)
-  for (let i = 0; i < postings.length; i += 2) offsets[postings[i]! + 1]! += 2
-  for (let d = 0; d < docs; d++) offsets[d + 1]! += offsets[d]!
-  const fill = offsets.slice(0, docs)
-  const pairs = new Uint32Array(postings.length)
-  for (let t = 0; t + 1 < starts.length; t++) {
-    for (let i = starts[t]!; i < starts[t + 1]!; i += 2) {
-      const doc = postings[i]!
-      pairs[fill[doc]!++] = t
-      pairs[fill[doc]!++] = postings[i + 1]!
-    }
-  }
-  return {offsets, pairs}
+  const turned = transpose(starts, postings, docs)
+  return {offsets: turned.starts, pairs: turned.entries}
 }
 
 /** Appends one document to a term's postings, growing them by half when full. */
