@@ -122,17 +122,21 @@ export class CachedSegments<T> {
   verifySeen(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): void {
     for (const name of this.listed) {
       const identity = this.seen.get(name)
-      if (
-        identity === undefined ||
-        this.segments.has(name) ||
-        revision?.files?.[this.key(name)] === identity ||
-        this.checked.get(name) === identity
-      )
-        continue
-      const read = this.files.read(name)
-      if (read.migrated && onMigrated) onMigrated(name, read.records)
-      this.checked.set(name, identity)
+      if (identity !== undefined && !this.segments.has(name)) this.checkSound(revision, name, identity, onMigrated)
     }
+  }
+
+  /** Decodes a segment not held here, unless the revision stamp or this process already vouches for `identity`. */
+  private checkSound(
+    revision: Revision | undefined,
+    name: string,
+    identity: string,
+    onMigrated?: (name: string, records: T[]) => void,
+  ): void {
+    if (revision?.files?.[this.key(name)] === identity || this.checked.get(name) === identity) return
+    const read = this.files.read(name)
+    if (read.migrated && onMigrated) onMigrated(name, read.records)
+    this.checked.set(name, identity)
   }
 
   /**
@@ -224,16 +228,10 @@ export class CachedSegments<T> {
       }
       const identity = this.files.fingerprint(name)
       if (identity === undefined) this.seen.delete(name)
-      else this.seen.set(name, identity)
-      if (
-        identity === undefined ||
-        revision?.files?.[this.key(name)] === identity ||
-        this.checked.get(name) === identity
-      )
-        continue
-      const read = this.files.read(name)
-      if (read.migrated && onMigrated) onMigrated(name, read.records)
-      this.checked.set(name, identity)
+      else {
+        this.seen.set(name, identity)
+        this.checkSound(revision, name, identity, onMigrated)
+      }
     }
     return changes
   }
