@@ -9,12 +9,9 @@ import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import {BIN, memEnv} from './cold.js'
 import {FactGenerator} from './facts.js'
 import {seedAgent} from './seed.js'
+import {argsFor, CYCLE, TOOLS, type Tool} from './tool-calls.js'
 import {ms, summarize} from './stats.js'
 
-const TOOLS = ['memory_search', 'memory_add', 'checkpoint_resume', 'checkpoint_save'] as const
-type Tool = (typeof TOOLS)[number]
-/** Reads outnumber writes, as in an agent's day: search, add, search, resume, save. */
-const CYCLE: Tool[] = ['memory_search', 'memory_add', 'memory_search', 'checkpoint_resume', 'checkpoint_save']
 const AGENTS = 4
 
 type Call = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>
@@ -84,21 +81,6 @@ async function measure(
   const elapsed = (performance.now() - started) / 1000
   await Promise.all(sessions.map((s) => s.close()))
   return {clients, transport, calls, seconds: elapsed, samples}
-}
-
-function argsFor(tool: Tool, agent: string, gen: FactGenerator): Record<string, unknown> {
-  switch (tool) {
-    case 'memory_search':
-      return {agent_id: agent, query: gen.query()}
-    case 'memory_add': {
-      const f = gen.fact()
-      return {agent_id: agent, content: `${f.content} (${gen.codename()}${gen.int(1e9)})`, tags: f.tags}
-    }
-    case 'checkpoint_resume':
-      return {agent_id: agent, on_missing: 'empty'}
-    case 'checkpoint_save':
-      return {agent_id: agent, state: {step: gen.int(100), note: gen.codename()}}
-  }
 }
 
 function report(levels: Level[], options: {seconds: number; facts: number}): string {

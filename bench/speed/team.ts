@@ -15,12 +15,9 @@ import {freshDatabase} from '../../test/helpers/postgres.js'
 import {BIN, memEnv} from './cold.js'
 import {FactGenerator, rng} from './facts.js'
 import {seedAgent} from './seed.js'
+import {argsFor, CYCLE, TOOLS, type Tool} from './tool-calls.js'
 import {ms, summarize} from './stats.js'
 
-const TOOLS = ['memory_search', 'memory_add', 'checkpoint_resume', 'checkpoint_save'] as const
-type Tool = (typeof TOOLS)[number]
-/** One session of an agent's day, as bench/speed/http.ts: search, add, search, resume, save. */
-const CYCLE: Tool[] = ['memory_search', 'memory_add', 'memory_search', 'checkpoint_resume', 'checkpoint_save']
 const SERVERS = 3
 const CLIENTS = 32
 /** Agents whose first search is timed alone, before the load (none of them is touched before). */
@@ -142,21 +139,6 @@ async function load(
   )
   into.seconds += (performance.now() - started) / 1000
   await Promise.all(sessions.map((s) => s.close()))
-}
-
-function argsFor(tool: Tool, agent: string, gen: FactGenerator): Record<string, unknown> {
-  switch (tool) {
-    case 'memory_search':
-      return {agent_id: agent, query: gen.query()}
-    case 'memory_add': {
-      const f = gen.fact()
-      return {agent_id: agent, content: `${f.content} (${gen.codename()}${gen.int(1e9)})`, tags: f.tags}
-    }
-    case 'checkpoint_resume':
-      return {agent_id: agent, on_missing: 'empty'}
-    case 'checkpoint_save':
-      return {agent_id: agent, state: {step: gen.int(100), note: gen.codename()}}
-  }
 }
 
 /**
