@@ -389,7 +389,8 @@ function octal(mode: number): string {
   return `0${mode.toString(8).padStart(3, '0')}`
 }
 
-function entries(dir: string): Dirent[] {
+/** The folder's entries; none for a folder that is not there. */
+export function entries(dir: string): Dirent[] {
   try {
     return readdirSync(dir, {withFileTypes: true})
   } catch (error) {

@@ -1,4 +1,4 @@
-import {closeSync, existsSync, readdirSync, readFileSync, type Dirent} from 'node:fs'
+import {closeSync, existsSync, readFileSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 import {basename} from 'node:path'
 
@@ -9,7 +9,7 @@ import {applyJournal, JOURNAL_NAME, journalPath, openJournal, readJournal, segme
 import {linkedDataFileFix, linkedDataFileProblem} from '../store/links.js'
 import {agentOfDataFile} from '../store/paths.js'
 import type {CheckpointRecord, FactRecord} from '../store/records.js'
-import {COLLECTIONS, type AgentCheck, type Finding} from './inspect.js'
+import {COLLECTIONS, entries, type AgentCheck, type Finding} from './inspect.js'
 
 export function isJournal(name: string): boolean {
   return JOURNAL_NAME.test(name)
@@ -22,15 +22,6 @@ export const journalCheck: AgentCheck = ({dir, agent}) =>
       .filter((entry) => isJournal(entry.name))
       .flatMap((entry) => journalFindings(join(dir, folder, entry.name), entry, agent, kind, record)),
   )
-
-function entries(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, {withFileTypes: true})
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-}
 
 /**
  * A segment's journal (`NNNNNN.jsonl`, src/store/journal.ts) is a data file like its JSON file:
