@@ -414,13 +414,17 @@ class AgentFiles {
     text: string,
     options: SearchOptions,
   ): ScoredFact[] | undefined {
+    const saved = readSaved(this.dir, {lazy: true})
     try {
-      return this.searchFrom(FactIndex, readSaved(this.dir, {lazy: true}), revision, text, options)
+      return this.searchFrom(FactIndex, saved, revision, text, options)
     } catch (error) {
       // Postings read during the search failed their checksum: the full search rebuilds the index.
       if (!(error instanceof DamagedIndex)) throw error
       this.resave = true
       return undefined
+    } finally {
+      // Nothing of the index made here is kept, so nothing more is read from its file.
+      saved?.close()
     }
   }
 

@@ -113,6 +113,8 @@ export interface SavedIndex {
   index: Omit<CompactFactIndex, 'createdAt'>
   /** The creation times as saved (a long-running process takes them from the records it holds instead). */
   createdAt(): Lines
+  /** Closes the file a lazily read index reads from (see readSaved); nothing of it may be read after. */
+  close(): void
   segments: SavedSegment[]
   /** For each indexed fact (by slot), its segment's position in `segments`. */
   segmentOf: Uint32Array
@@ -188,9 +190,9 @@ function checksum(...parts: Buffer[]): string {
 
 /**
  * The saved index if it is of this version and from this build and its checksums hold; undefined
- * otherwise. With `lazy`, the postings are read only where a search asks for them (see
- * {@link lazyPostings}): for a process that runs one search and exits, which then keeps the file
- * open; a chunk that fails its checksum then throws {@link DamagedIndex} from the search.
+ * otherwise. With `lazy`, the ids, dates and postings are read only where a search asks for them
+ * (see {@link lazyRegion}), from the file kept open until {@link SavedIndex.close}; a chunk that
+ * fails its checksum then throws {@link DamagedIndex} from the search.
  */
 export function readSaved(agentDir: string, {lazy = false}: {lazy?: boolean} = {}): SavedIndex | undefined {
   // Through a link, the index could be anyone's (src/store/links.ts): it is rebuilt instead.
@@ -219,9 +221,12 @@ export function readSaved(agentDir: string, {lazy = false}: {lazy?: boolean} = {
       dates: region('dates', Buffer.allocUnsafeSlow(h.bytes.dates)),
       postings: region('postings', Buffer.from(postings.buffer, postings.byteOffset, postings.byteLength)),
     }
-    if (lazy) fd = undefined
-    else for (const r of Object.values(regions)) r.load(0, r.bytes.length)
-    return decode(h, rest, postings, lazy ? regions : undefined, regions)
+    if (!lazy) for (const r of Object.values(regions)) r.load(0, r.bytes.length)
+    const decoded = decode(h, rest, postings, lazy ? regions : undefined, regions)
+    if (!lazy || !decoded) return decoded
+    const open = fd
+    fd = undefined
+    return {...decoded, close: () => closeSync(open)}
   } catch {
     return undefined
   } finally {
@@ -374,6 +379,7 @@ function decode(
       threadOf,
     },
     createdAt: () => dates,
+    close: () => {},
     segments: h.segments,
     segmentOf,
     digests,
