@@ -6,11 +6,11 @@ import {crc32} from 'node:zlib'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {BIN, childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
+import {stampFactSegments} from '../helpers/segments.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {bumpRevision, identitiesOf, readRevision} from '../../src/store/revision.js'
 import {searchCachePath} from '../../src/store/search-cache.js'
 import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
 
@@ -451,16 +451,7 @@ describe('what each command reads', function () {
       ['a kestrel nested in the barn'],
       ['the barn owl hunts at night'],
     ])
-    // Stamped as mem stamps what it writes; a file no stamp vouches for is decoded by every operation.
-    const dir = agentDir(home, 'default')
-    bumpRevision(
-      dir,
-      readRevision(dir),
-      identitiesOf(
-        dir,
-        [1, 2, 3].map((n) => `facts/${segmentName(n)}`),
-      ),
-    )
+    stampFactSegments(home, 3)
     const first = segmentsOpened(['search', '--json', 'kestrel'])
     assert.deepEqual(
       first.opened,
@@ -511,14 +502,7 @@ describe('what each command reads', function () {
       ['a kestrel on the verge'],
     ])
     const dir = agentDir(home, 'default')
-    bumpRevision(
-      dir,
-      readRevision(dir),
-      identitiesOf(
-        dir,
-        [1, 2, 3].map((n) => `facts/${segmentName(n)}`),
-      ),
-    )
+    stampFactSegments(home, 3)
     const heron = (JSON.parse(mem(home, ['list', '--json', '--limit', '100']).stdout) as Found).facts.find((f) =>
       f.content.startsWith('the heron'),
     )!
@@ -570,14 +554,7 @@ describe('what each command reads', function () {
   it('a cold mem add does not trust digests of another version: it reads the segments they would vouch for', () => {
     writeFacts(home, [['the heron fishes at dawn'], ['the barn owl hunts at night'], ['a kestrel on the verge']])
     const dir = agentDir(home, 'default')
-    bumpRevision(
-      dir,
-      readRevision(dir),
-      identitiesOf(
-        dir,
-        [1, 2, 3].map((n) => `facts/${segmentName(n)}`),
-      ),
-    )
+    stampFactSegments(home, 3)
     assert.equal(
       JSON.parse(segmentsOpened(['add', '--json', 'a swift nests under the eaves']).result.stdout).duplicate,
       false,

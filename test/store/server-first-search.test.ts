@@ -5,11 +5,12 @@ import {join} from 'node:path'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
+import {stampFactSegments} from '../helpers/segments.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {bumpRevision, identitiesOf, readRevision, revisionKey} from '../../src/store/revision.js'
+import {readRevision, revisionKey} from '../../src/store/revision.js'
 import {searchCachePath} from '../../src/store/search-cache.js'
 import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
 
@@ -213,15 +214,7 @@ describe("a server's first search, from the saved index", function () {
   it('reads, for its first search, only the segments holding its hits: the saved index vouches for the rest', async () => {
     writeFacts(home, 40, 10, (i) => (i === 35 ? 'the barn owl hunts at night' : `the otter number ${i} swims`))
     const dir = agentDir(home, 'default')
-    // Stamped as mem stamps what it writes; a file no stamp vouches for is decoded by every operation.
-    bumpRevision(
-      dir,
-      readRevision(dir),
-      identitiesOf(
-        dir,
-        [1, 2, 3, 4].map((n) => `facts/${segmentName(n)}`),
-      ),
-    )
+    stampFactSegments(home, 4)
     ok(home, ['search', '--json', 'otter'])
     const log = join(home, 'events.log')
     // Logs each path the server opens through node:fs and each message it writes, in order.
