@@ -15,6 +15,7 @@ import {join} from 'node:path'
 import {connectMcp} from '../helpers/mcp.js'
 import {BIN, childEnv, mem, tempHome, type RunResult} from '../helpers/mem.js'
 import {readBack, sha256, snapshot} from '../reliability/files.js'
+import {failing} from '../torture/helpers.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {FORMAT_VERSION} from '../../src/store/format.js'
 import {JOURNAL_MAX_BYTES} from '../../src/store/journal.js'
@@ -94,22 +95,13 @@ describe('segment journals: an add appends a line, and loses nothing', function 
     ok(['add', 'acknowledged', '-a', 's'])
     for (const syscall of ['write', 'fsync']) {
       const before = snapshot(home.home)
-      const r = await strace(
-        [
-          'strace',
-          '-f',
-          '-qq',
-          '-o',
-          '/dev/null',
-          '-P',
-          journal(),
-          '-e',
-          `trace=${syscall}`,
-          '-e',
-          `inject=${syscall}:error=ENOSPC`,
-        ],
-        ['add', `not saved (${syscall})`, '-a', 's', '--json'],
-      )
+      const r = await strace(failing(syscall, 'ENOSPC', 1, journal()), [
+        'add',
+        `not saved (${syscall})`,
+        '-a',
+        's',
+        '--json',
+      ])
       assert.equal(r.code, 1, r.stdout)
       assert.match(r.stdout, /could not write \S+000001\.jsonl: no space left on device \(ENOSPC\); nothing was saved/)
       assert.deepEqual(snapshot(home.home), before, `a failed ${syscall} leaves nothing behind`)

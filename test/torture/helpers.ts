@@ -39,19 +39,26 @@ export function startMem(
   return {child, done}
 }
 
-/** strace arguments that make a process's `nth` call of `syscall` stall for `ms`, before (enter) or after (exit) it runs. */
-export function stall(syscall: 'fsync' | 'rename', ms: number, when: 'enter' | 'exit', nth = 1): string[] {
+/** strace arguments that tamper with `syscall` as `inject` says (strace's own words), only on `path` when given. */
+function inject(syscall: string, what: string, path?: string): string[] {
+  const only = path === undefined ? [] : ['-P', path]
   return [
     'strace',
     '-f',
     '-qq',
     '-o',
     '/dev/null',
+    ...only,
     '-e',
     `trace=${syscall}`,
     '-e',
-    `inject=${syscall}:delay_${when}=${ms * 1000}:when=${nth}`,
+    `inject=${syscall}:${what}`,
   ]
+}
+
+/** strace arguments that make a process's `nth` call of `syscall` stall for `ms`, before (enter) or after (exit) it runs. */
+export function stall(syscall: 'fsync' | 'rename', ms: number, when: 'enter' | 'exit', nth = 1): string[] {
+  return inject(syscall, `delay_${when}=${ms * 1000}:when=${nth}`)
 }
 
 /**
@@ -65,34 +72,12 @@ export function stallOn(
   when: 'enter' | 'exit',
   nth = 1,
 ): string[] {
-  return [
-    'strace',
-    '-f',
-    '-qq',
-    '-o',
-    '/dev/null',
-    '-P',
-    path,
-    '-e',
-    `trace=${syscall}`,
-    '-e',
-    `inject=${syscall}:delay_${when}=${ms * 1000}:when=${nth}`,
-  ]
+  return inject(syscall, `delay_${when}=${ms * 1000}:when=${nth}`, path)
 }
 
-/** strace arguments that make calls of `syscall` fail with `errno`, from the `nth` on. */
-export function failing(syscall: string, errno: string, nth: number): string[] {
-  return [
-    'strace',
-    '-f',
-    '-qq',
-    '-o',
-    '/dev/null',
-    '-e',
-    `trace=${syscall}`,
-    '-e',
-    `inject=${syscall}:error=${errno}:when=${nth}+`,
-  ]
+/** strace arguments that make calls of `syscall` (on `path` only, when given) fail with `errno`, from the `nth` on. */
+export function failing(syscall: string, errno: string, nth: number, path?: string): string[] {
+  return inject(syscall, `error=${errno}:when=${nth}+`, path)
 }
 
 /**
