@@ -205,24 +205,25 @@ export class CachedSegments<T> {
     return this.segments.has(name)
   }
 
-  /** Brings only the last segment up to date: all that appending a record needs to know. */
-  refreshLast(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
-    const changes: Change<T>[] = []
-    const last = this.scan(changes).at(-1)
-    if (last !== undefined) this.ensure(revision, last, changes, onMigrated)
-    return changes
-  }
-
   /**
    * Makes sure every segment the operation did not read is still sound, so that a damaged
    * file fails every operation on the agent, not only those that happen to read it. A file
    * whose identity the revision stamp (or this process) vouches for is trusted as is; any
    * other is decoded. Held segments that moved are re-read; returns what changed.
+   *
+   * `last`: the last segment is also brought up to date, held or not, which is all that
+   * appending a record needs to know; one listing and one stat per segment serve both.
    */
-  verifyRest(revision: Revision | undefined, onMigrated?: (name: string, records: T[]) => void): Change<T>[] {
+  verifyRest(
+    revision: Revision | undefined,
+    onMigrated?: (name: string, records: T[]) => void,
+    options: {last?: boolean} = {},
+  ): Change<T>[] {
     const changes: Change<T>[] = []
-    for (const name of this.scan(changes)) {
-      if (this.segments.has(name)) {
+    const names = this.scan(changes)
+    const last = options.last === true ? names.at(-1) : undefined
+    for (const name of names) {
+      if (name === last || this.segments.has(name)) {
         this.ensure(revision, name, changes, onMigrated)
         continue
       }
@@ -243,7 +244,7 @@ export class CachedSegments<T> {
     return out
   }
 
-  /** True when every listed segment is held (after {@link refresh}, not after {@link refreshLast}). */
+  /** True when every listed segment is held (after {@link refresh}, not after {@link verifyRest}). */
   complete(): boolean {
     return this.listed.every((name) => this.segments.has(name))
   }

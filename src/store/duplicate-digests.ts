@@ -84,3 +84,61 @@ export function saveDigests(agentDir: string, digests: Digests): void {
     rmSync(tmp, {force: true})
   }
 }
+
+/**
+ * The digests as a long-running process keeps them: each segment's entry, and for each hash the
+ * segments that hold it, so that an add looks its content up once instead of once per segment.
+ */
+export class HeldDigests {
+  private readonly holders = new Map<string, string | string[]>()
+
+  constructor(readonly digests: Digests) {
+    for (const [name, entry] of Object.entries(digests.segments)) this.index(name, entry.hashes)
+  }
+
+  get(name: string): {identity: string; hashes: string[]} | undefined {
+    return this.digests.segments[name]
+  }
+
+  names(): string[] {
+    return Object.keys(this.digests.segments)
+  }
+
+  set(name: string, entry: {identity: string; hashes: string[]}): void {
+    this.delete(name)
+    this.digests.segments[name] = entry
+    this.index(name, entry.hashes)
+  }
+
+  delete(name: string): void {
+    const entry = this.digests.segments[name]
+    if (!entry) return
+    delete this.digests.segments[name]
+    for (const hash of entry.hashes) {
+      const held = this.holders.get(hash)
+      if (held === name) this.holders.delete(hash)
+      else if (Array.isArray(held)) {
+        const rest = held.filter((n) => n !== name)
+        if (rest.length === 0) this.holders.delete(hash)
+        else this.holders.set(hash, rest.length === 1 ? rest[0]! : rest)
+      }
+    }
+  }
+
+  /** The segments whose hashes include `hash`, in segment order. */
+  holding(hash: string): string[] {
+    const held = this.holders.get(hash)
+    if (held === undefined) return []
+    return typeof held === 'string' ? [held] : [...held].sort()
+  }
+
+  private index(name: string, hashes: readonly string[]): void {
+    for (const hash of hashes) {
+      const held = this.holders.get(hash)
+      if (held === undefined) this.holders.set(hash, name)
+      else if (held === name) continue
+      else if (typeof held === 'string') this.holders.set(hash, [held, name])
+      else if (!held.includes(name)) held.push(name)
+    }
+  }
+}

@@ -36,7 +36,7 @@ import {
   type SavedSegment,
 } from './search-cache.js'
 import {SegmentedFiles, type Segment} from './segments.js'
-import {contentHash, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
+import {contentHash, HeldDigests, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex, guarded, normalizedContent} from './duplicates.js'
 import {
   PartialImport,
@@ -97,7 +97,7 @@ class AgentFiles {
    */
   private view?: SearchView
   /** The duplicate guard's digests of the segments, kept by a long-running process that adds without holding every fact. */
-  private digests?: Digests
+  private digests?: HeldDigests
   /** The last segment's content hashes, kept while the segment only grows. */
   private lastHashes?: {name: string; records: readonly FactRecord[]; hashes: string[]}
 
@@ -118,16 +118,12 @@ class AgentFiles {
   refresh(revision: Revision | undefined, needs: Needs): void {
     this.revision = revision
     const migrated = this.noteMigrated
-    if (needs.facts) {
-      const how = needs.facts === 'all' ? 'refresh' : 'refreshLast'
-      this.follow(this.facts[how](revision, migrated('facts')))
-    }
-    if (needs.checkpoints) {
-      const how = needs.checkpoints === 'all' ? 'refresh' : 'refreshLast'
-      this.checkpoints[how](revision, migrated('checkpoints'))
-    }
-    if (needs.facts !== 'all') this.follow(this.facts.verifyRest(revision, migrated('facts')))
-    if (needs.checkpoints !== 'all') this.checkpoints.verifyRest(revision, migrated('checkpoints'))
+    // Each collection is listed once and each of its segments stat'ed once: the last one read if
+    // it moved, the others checked sound (verifyRest), or all read when the operation needs them.
+    if (needs.facts === 'all') this.follow(this.facts.refresh(revision, migrated('facts')))
+    else this.follow(this.facts.verifyRest(revision, migrated('facts'), {last: needs.facts === 'last'}))
+    if (needs.checkpoints === 'all') this.checkpoints.refresh(revision, migrated('checkpoints'))
+    else this.checkpoints.verifyRest(revision, migrated('checkpoints'), {last: needs.checkpoints === 'last'})
   }
 
   /** The current identity of a segment named by its revision key (`facts/000001.json`). */
@@ -219,56 +215,109 @@ class AgentFiles {
    * holds (src/store/duplicate-digests.ts), or read and hashed again; a hash that hits is
    * confirmed against the segment itself. So a cold `mem add` reads one segment, as without the guard.
    */
-  coldDuplicate(content: string, longLived = false): FactRecord | undefined {
+  coldDuplicate(content: string): FactRecord | undefined {
     const wanted = contentHash(content)
-    const saved = this.digests ?? readDigests(this.dir)
-    // A long-running process has just stat'ed every segment, under the lock, in this operation's refresh.
-    const identities = longLived
-      ? this.facts.seenIdentities()
-      : new Map(
-          this.facts.files.names().flatMap((name) => {
-            const identity = this.facts.files.fingerprint(name)
-            return identity === undefined ? [] : [[name, identity] as const]
-          }),
-        )
+    const saved = readDigests(this.dir)
+    const identities = new Map(
+      this.facts.files.names().flatMap((name) => {
+        const identity = this.facts.files.fingerprint(name)
+        return identity === undefined ? [] : [[name, identity] as const]
+      }),
+    )
     const last = [...identities.keys()].at(-1)
     const vouched = (name: string) => name !== last && saved?.segments[name]?.identity === identities.get(name)
     const unvouched = [...identities.keys()].filter((name) => !vouched(name))
-    // A long-running process reads the others without keeping them (it would soon hold every
-    // fact); a short-lived one refreshes them all at once (the last one is held already).
-    const read = new Map<string, readonly FactRecord[]>()
-    if (longLived) {
-      for (const name of unvouched) if (name !== last) read.set(name, this.peekFacts(name).records)
-    } else this.follow(this.facts.refreshSome(this.revision, unvouched, this.noteMigrated('facts')))
-    // A segment a hash hits in is read to confirm it; a long-running process takes its facts
-    // from the search view's compact copy when that copy is of the file as it is.
-    const recordsOf = (name: string): readonly FactRecord[] => {
-      const known = read.get(name)
-      if (known) return known
-      if (!longLived || name === last) return this.factsOf(name)
-      const identity = identities.get(name)
-      const copy =
-        identity === undefined ? undefined : this.view?.liveFacts(name, this.facts.keyOf(this.revision, name, identity))
-      return copy ?? this.peekFacts(name).records
-    }
+    // Read all at once (the last one is held already), then hashed and, on a hit, confirmed.
+    this.follow(this.facts.refreshSome(this.revision, unvouched, this.noteMigrated('facts')))
     const kept: Digests = {segments: {}}
     let found: FactRecord | undefined
+    const recordsOf = (name: string) => this.facts.get(name)?.records ?? []
     for (const [name, identity] of identities) {
-      const hashes = vouched(name)
-        ? saved!.segments[name]!.hashes
-        : name === last && longLived
-          ? this.hashesOfLast(name)
-          : segmentHashes(recordsOf(name))
+      const hashes = vouched(name) ? saved!.segments[name]!.hashes : segmentHashes(recordsOf(name))
       if (name !== last) kept.segments[name] = {identity, hashes}
       // The first stored wins; the segments after it are still hashed, so the digests come out whole.
-      const holds = longLived && name !== last ? hashSet(hashes).has(wanted) : hashes.includes(wanted)
-      if (!found && holds) found = firstDuplicate(recordsOf(name), hashes, wanted, content)
+      if (!found && hashes.includes(wanted)) {
+        // A vouched segment is read only now, to confirm the hit.
+        if (vouched(name)) this.follow(this.facts.refreshSome(this.revision, [name], this.noteMigrated('facts')))
+        found = firstDuplicate(recordsOf(name), hashes, wanted, content)
+      }
     }
-    const moved = [...identities.keys()].some((name) => name !== last && !vouched(name))
+    const moved = unvouched.some((name) => name !== last)
     if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length)
       saveDigests(this.dir, kept)
-    if (longLived) this.digests = kept
     return found
+  }
+
+  /**
+   * The duplicate guard of a long-running process that does not hold every fact: as
+   * {@link coldDuplicate}, with the digests kept in memory, so that an add costs a comparison of
+   * each segment's identity (stat'ed by this operation's refresh, under the lock) with the one its
+   * hashes were taken of, and one set lookup per segment. A segment whose identity moved (another
+   * process's mark, a hand edit, a restore) is read without being kept and hashed again. A hash
+   * that hits is confirmed at its position, from the search view's compact copy when that copy
+   * is of the file as it is.
+   */
+  warmDuplicate(content: string): FactRecord | undefined {
+    const wanted = contentHash(content)
+    const held = (this.digests ??= new HeldDigests(readDigests(this.dir) ?? {segments: {}}))
+    const identities = this.facts.seenIdentities()
+    let last: string | undefined
+    for (const name of identities.keys()) last = name
+    let moved = false
+    const peeked = new Map<string, readonly FactRecord[]>()
+    for (const [name, identity] of identities) {
+      if (name === last || held.get(name)?.identity === identity) continue
+      const records = this.peekFacts(name).records
+      peeked.set(name, records)
+      held.set(name, {identity, hashes: segmentHashes(records)})
+      moved = true
+    }
+    for (const name of held.names())
+      if (name === last || !identities.has(name)) {
+        held.delete(name)
+        moved = true
+      }
+    if (moved) saveDigests(this.dir, held.digests)
+    // The first stored wins: the older segments in order, then the last one.
+    for (const name of held.holding(wanted)) {
+      const found = this.confirmDuplicate(
+        name,
+        identities.get(name)!,
+        held.get(name)!.hashes,
+        wanted,
+        content,
+        peeked.get(name),
+      )
+      if (found) return found
+    }
+    if (last === undefined) return undefined
+    const hashes = this.hashesOfLast(last)
+    return hashes.includes(wanted)
+      ? firstDuplicate(this.facts.get(last)?.records ?? [], hashes, wanted, content)
+      : undefined
+  }
+
+  /** A hash hit in a segment other than the last, confirmed against the segment as it is now. */
+  private confirmDuplicate(
+    name: string,
+    identity: string,
+    hashes: readonly string[],
+    wanted: string,
+    content: string,
+    records: readonly FactRecord[] | undefined,
+  ): FactRecord | undefined {
+    if (records) return firstDuplicate(records, hashes, wanted, content)
+    const copy = this.view?.guardedFacts(name, this.facts.keyOf(this.revision, name, identity))
+    if (copy && copy.count === hashes.length) {
+      // Only the facts at the hash's positions are decoded, not the segment's thousand.
+      const normal = normalizedContent(content)
+      for (let i = 0; i < hashes.length; i++) {
+        if (hashes[i] !== wanted) continue
+        const fact = copy.at(i)
+        if (normalizedContent(fact.content) === normal) return fact
+      }
+    }
+    return firstDuplicate(this.peekFacts(name).records, hashes, wanted, content)
   }
 
   /**
@@ -628,9 +677,11 @@ export class FileStore implements Store {
     return this.write(agent, {facts: guard && !cold ? 'all' : 'last'}, (tx, a) => {
       const existing = !guard
         ? undefined
-        : cold
-          ? a.coldDuplicate(fact.content, longLived)
-          : a.duplicateIndex().find(fact.content)
+        : !cold
+          ? a.duplicateIndex().find(fact.content)
+          : longLived
+            ? a.warmDuplicate(fact.content)
+            : a.coldDuplicate(fact.content)
       if (existing) return {...existing, duplicate: true as const}
       const record = factRecord(tx.nextFactId(), fact, now())
       tx.appendFact(record)
@@ -952,18 +1003,6 @@ function firstDuplicate(
       if (hashes[i] === wanted && normalizedContent(candidates[i]!.content) === normal) return candidates[i]
   }
   return new DuplicateIndex(records).find(content)
-}
-
-/** Each kept segment's hashes as a set, made once per list: a long-running process looks one content up in all of them per add. */
-const hashSets = new WeakMap<readonly string[], Set<string>>()
-
-function hashSet(hashes: readonly string[]): Set<string> {
-  let set = hashSets.get(hashes)
-  if (!set) {
-    set = new Set(hashes)
-    hashSets.set(hashes, set)
-  }
-  return set
 }
 
 /** What the search index reads of a fact differs between two records of it (an unknown earlier one always does). */

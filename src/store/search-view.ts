@@ -1,4 +1,5 @@
 import type {FactIndex} from '../search/fact-index.js'
+import {guarded} from './duplicates.js'
 import {isLive, type FactRecord} from './records.js'
 import {openPartial, reindex, type PartialIndex} from './saved-index.js'
 import {factDigest, type FactIndexType, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
@@ -38,8 +39,11 @@ export class SearchView {
   private readonly placedIn = new Map<string, Set<string>>()
   /** For each fact segment, the key of the version the index reflects. */
   private readonly trusted = new Map<string, string>()
-  /** Each segment's live facts as JSON lines (`\n<id>\t<json>`), under the key they were read with. */
-  private readonly texts = new Map<string, {key: string; text: string}>()
+  /**
+   * Each segment's live facts as JSON lines (`\n<id>\t<json>`), under the key they were read
+   * with, and where the lines of its live standalone facts start (the duplicate guard's positions).
+   */
+  private readonly texts = new Map<string, {key: string; text: string; guarded: Uint32Array}>()
   private textBytes = 0
   private savedSlots?: Map<string, number[]>
 
@@ -173,17 +177,22 @@ export class SearchView {
     return false
   }
 
-  /** The live facts of a segment from the compact copy kept of it, if one was made under `key`. */
-  liveFacts(name: string, key: string): FactRecord[] | undefined {
+  /**
+   * The live standalone facts of a segment (those the duplicate guard hashes, in the same
+   * order), from the compact copy kept of it, if one was made under `key`: the guard decodes
+   * only the fact at a hash's position, not every line.
+   */
+  guardedFacts(name: string, key: string): {count: number; at(i: number): FactRecord} | undefined {
     const kept = this.texts.get(name)
     if (kept?.key !== key) return undefined
-    const out: FactRecord[] = []
-    for (let at = 1; at < kept.text.length;) {
-      const end = kept.text.indexOf('\n', at)
-      out.push(JSON.parse(kept.text.slice(kept.text.indexOf('\t', at) + 1, end)) as FactRecord)
-      at = end + 1
+    const {text, guarded} = kept
+    return {
+      count: guarded.length,
+      at(i) {
+        const start = guarded[i]!
+        return JSON.parse(text.slice(text.indexOf('\t', start) + 1, text.indexOf('\n', start))) as FactRecord
+      },
     }
-    return out
   }
 
   /** What saving the index needs: the segments it reflects and where each fact lives. */
@@ -261,17 +270,26 @@ export class SearchView {
     this.dropText(name)
     // Joined once rather than grown piece by piece, so that the string is flat from the start.
     const lines = ['']
-    for (const fact of r.records) if (isLive(fact)) lines.push(`${fact.id}\t${JSON.stringify(fact)}`)
+    const starts: number[] = []
+    let at = 1
+    for (const fact of r.records) {
+      if (!isLive(fact)) continue
+      const line = `${fact.id}\t${JSON.stringify(fact)}`
+      if (guarded(fact)) starts.push(at)
+      lines.push(line)
+      at += line.length + 1
+    }
     lines.push('')
     const text = lines.join('\n')
-    this.texts.set(name, {key: r.key, text})
-    this.textBytes += text.length
+    const entry = {key: r.key, text, guarded: Uint32Array.from(starts)}
+    this.texts.set(name, entry)
+    this.textBytes += text.length + entry.guarded.byteLength
   }
 
   private dropText(name: string): void {
     const kept = this.texts.get(name)
     if (!kept) return
-    this.textBytes -= kept.text.length
+    this.textBytes -= kept.text.length + kept.guarded.byteLength
     this.texts.delete(name)
   }
 }
