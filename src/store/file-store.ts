@@ -23,7 +23,7 @@ import {
   now,
   supersedingRecord,
 } from './record-rules.js'
-import {bumpRevision, readRevision, type Revision} from './revision.js'
+import {bumpRevision, HeldRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
 import {SearchView, type ReadSegment, type ReadSegmentFn} from './search-view.js'
 import {
@@ -101,7 +101,11 @@ class AgentFiles {
   /** The last segment's content hashes, kept while the segment only grows. */
   private lastHashes?: {name: string; records: readonly FactRecord[]; hashes: string[]}
 
+  /** The revision stamp, read again only when its file moved (see HeldRevision). */
+  readonly stamp: HeldRevision
+
   constructor(readonly dir: string) {
+    this.stamp = new HeldRevision(dir)
     this.facts = new CachedSegments(new SegmentedFiles(dir, FACT_SEGMENT))
     this.checkpoints = new CachedSegments(new SegmentedFiles(dir, CHECKPOINT_SEGMENT))
   }
@@ -367,7 +371,7 @@ class AgentFiles {
    */
   leanSearch(FactIndex: FactIndexType, text: string, options: SearchOptions): ScoredFact[] {
     for (let attempt = 0; ; attempt++) {
-      const revision = readRevision(this.dir)
+      const revision = this.stamp.read()
       this.revision = revision
       const read: ReadSegmentFn = (name) => this.peekFacts(name, revision)
       const gone: Change<FactRecord>[] = []
@@ -391,7 +395,7 @@ class AgentFiles {
   readAhead(): boolean {
     const view = this.view
     if (!view || this.holdsAll()) return false
-    const revision = readRevision(this.dir)
+    const revision = this.stamp.read()
     return view.readAhead(
       (name) => this.peekFacts(name, revision),
       (name) => this.facts.holds(name),
@@ -864,7 +868,7 @@ export class FileStore implements Store {
   /** Reads take no lock: every file is replaced atomically, so a reader sees whole files. */
   private read(agent: string, needs: Needs): AgentFiles {
     const a = this.agent(agent)
-    a.refresh(readRevision(a.dir), needs)
+    a.refresh(a.stamp.read(), needs)
     return a
   }
 
@@ -889,8 +893,8 @@ export class FileStore implements Store {
     const {withLock} = await import('./lock.js')
     return withLock(dir, () => {
       for (let attempt = 0; ; attempt++) {
-        const revision = readRevision(dir)
         const a = this.agent(agent)
+        const revision = a.stamp.read()
         const tx = new Transaction(a)
         try {
           // Every held segment is re-checked by file identity, so one replaced by a writer that died

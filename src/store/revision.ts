@@ -1,8 +1,8 @@
 import {randomBytes} from 'node:crypto'
-import {readFileSync} from 'node:fs'
+import {lstatSync, readFileSync, type BigIntStats} from 'node:fs'
 import {join} from 'node:path'
 
-import {fileIdentity, removeQuietly, writeFileDurably} from './durable-file.js'
+import {fileIdentity, identityText, removeQuietly, writeFileDurably} from './durable-file.js'
 
 /**
  * A per-agent stamp that says which segment changed last, so a long-running server sees
@@ -23,6 +23,49 @@ export interface Revision {
 
 export function revisionPath(agentDir: string): string {
   return join(agentDir, 'revision.json')
+}
+
+/**
+ * A file's identity is trusted to say its content did not change only once its times are this
+ * far in the past: a change made within the same tick of the file system's clock as the one
+ * before it can leave every time as it was (the "racy" case), but not once the clock has moved on.
+ */
+export const SETTLED_MS = 2000
+
+/** True when a file or folder last changed (mtime and ctime) at least {@link SETTLED_MS} ago. */
+export function settled(st: BigIntStats, now = Date.now()): boolean {
+  const last = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs
+  return last < BigInt(now - SETTLED_MS) * 1_000_000n
+}
+
+/**
+ * The revision stamp as {@link readRevision} gives it, re-read only when the file's identity
+ * moved: for a long-running process, which reads it before every operation, one `lstat` in
+ * place of opening and parsing the file. mem replaces the file by rename (a new inode) and a
+ * hand edit moves its ctime; a stamp read while it was not yet settled is read again next time.
+ */
+export class HeldRevision {
+  private held?: {identity: string; revision: Revision | undefined}
+
+  constructor(private readonly agentDir: string) {}
+
+  read(): Revision | undefined {
+    let st: BigIntStats | undefined
+    try {
+      st = lstatSync(revisionPath(this.agentDir), {bigint: true, throwIfNoEntry: false})
+    } catch {
+      st = undefined
+    }
+    if (st === undefined || !st.isFile()) {
+      this.held = undefined
+      return readRevision(this.agentDir)
+    }
+    const identity = identityText(st)
+    if (this.held?.identity === identity) return this.held.revision
+    const revision = readRevision(this.agentDir)
+    this.held = settled(st) ? {identity, revision} : undefined
+    return revision
+  }
 }
 
 export function readRevision(agentDir: string): Revision | undefined {

@@ -28,6 +28,7 @@ import {
   type JournalOp,
 } from './journal.js'
 import {refuseLinkedDataFile} from './links.js'
+import {settled} from './revision.js'
 import {agentOfDataFile, inside} from './paths.js'
 
 export interface SegmentSpec<T> {
@@ -72,8 +73,25 @@ export class SegmentedFiles<T> {
 
   /** The journals seen by the last listing, so that a segment without one costs one lstat, not two. */
   private journals?: Set<string>
+  /** The last listing, with the folder's identity when it was taken (see names). */
+  private listing?: {identity: string; names: string[]; journals: string[]}
 
+  /**
+   * The segment files in the folder, in order. A folder's modification and status-change times
+   * move whenever an entry is made, removed or renamed in it (every mem write of a whole file is
+   * a rename, a new journal is a new entry), so the listing is taken again only when the
+   * folder's identity moved: for a long-running process one `lstat` of the folder in place of
+   * reading it. A listing is kept only once the folder's times are settled (revision.ts): two
+   * changes within one tick of the file system's clock can leave them as they were.
+   */
   names(): string[] {
+    const st = lstatSync(this.folder, {bigint: true, throwIfNoEntry: false})
+    const identity = st?.isDirectory() ? identityText(st) : undefined
+    const held = this.listing
+    if (identity !== undefined && held?.identity === identity) {
+      this.journals = new Set(held.journals)
+      return [...held.names]
+    }
     let all: string[]
     try {
       all = readdirSync(this.folder)
@@ -81,8 +99,11 @@ export class SegmentedFiles<T> {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
       all = []
     }
-    this.journals = new Set(all.filter((name) => JOURNAL_NAME.test(name)))
-    return all.filter((name) => SEGMENT_NAME.test(name)).sort()
+    const journals = all.filter((name) => JOURNAL_NAME.test(name))
+    const names = all.filter((name) => SEGMENT_NAME.test(name)).sort()
+    this.journals = new Set(journals)
+    this.listing = identity !== undefined && settled(st!) ? {identity, names, journals} : undefined
+    return [...names]
   }
 
   /** Checked paths by name: a warm refresh asks for each segment's path once per operation. */
