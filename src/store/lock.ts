@@ -110,12 +110,20 @@ interface Holder {
   since: string
 }
 
-/** Who holds the lock, for a waiter that gives up: a small record the holder writes over the file's start. */
+/**
+ * Who holds the lock, for a waiter that gives up: a small record the holder writes over the
+ * file's start, padded with spaces to a fixed length that every holder's record fits in, so
+ * that it always covers the record before it and the file need not be cut to its length.
+ */
+const HOLDER_BYTES = 64
+
 function writeHolder(fd: number): void {
-  const bytes = Buffer.from(`${JSON.stringify({pid: process.pid, since: new Date().toISOString()})}\n`)
+  const record = JSON.stringify({pid: process.pid, since: new Date().toISOString()})
+  const bytes = Buffer.from(`${record.padEnd(HOLDER_BYTES - 1)}\n`)
   try {
     writeSync(fd, bytes, 0, bytes.length, 0)
-    ftruncateSync(fd, bytes.length)
+    // Only a record that outgrew the padding (never: a pid of up to 19 digits fits) leaves a longer file to cut.
+    if (bytes.length > HOLDER_BYTES) ftruncateSync(fd, bytes.length)
   } catch {
     // Only a waiter's error message needs it: a full disk must not stop the write it guards.
   }
