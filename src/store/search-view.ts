@@ -45,6 +45,8 @@ export class SearchView {
    */
   private readonly texts = new Map<string, {key: string; text: string; guarded: Uint32Array}>()
   private textBytes = 0
+  /** The copy readAhead is making, if any. */
+  private making?: Copying
   private savedSlots?: Map<string, number[]>
 
   private constructor(
@@ -166,10 +168,19 @@ export class SearchView {
    * holds need none). Returns false once there is nothing left to read.
    */
   readAhead(read: ReadSegmentFn, holds: (name: string) => boolean): boolean {
+    const making = this.making
+    if (making) {
+      // Dropped once the segment moved or a search made its copy meanwhile.
+      if (this.trusted.get(making.name) !== making.key || this.texts.get(making.name)?.key === making.key)
+        this.making = undefined
+      else if (this.copySlice(making)) this.making = undefined
+      return true
+    }
     for (const [name, key] of this.trusted) {
       if (this.texts.get(name)?.key === key || holds(name)) continue
       const r = read(name)
-      if (r.key === key && !r.held) this.keepText(name, r)
+      // The copy is made in later turns, a slice at a time: a request waits for at most one of them.
+      if (r.key === key && !r.held) this.making = copying(name, r)
       // A segment that moved is read again by the next search, which brings the index up to date with it.
       else if (r.key !== key) return false
       return true
@@ -267,23 +278,30 @@ export class SearchView {
   }
 
   private keepText(name: string, r: ReadSegment): void {
-    this.dropText(name)
-    // Joined once rather than grown piece by piece, so that the string is flat from the start.
-    const lines = ['']
-    const starts: number[] = []
-    let at = 1
-    for (const fact of r.records) {
+    const copy = copying(name, r)
+    while (!this.copySlice(copy));
+  }
+
+  /** Adds the next slice of a segment's facts to its copy; true once the copy is made (and kept). */
+  private copySlice(copy: Copying): boolean {
+    const end = Math.min(copy.records.length, copy.done + COPY_SLICE)
+    for (; copy.done < end; copy.done++) {
+      const fact = copy.records[copy.done]!
       if (!isLive(fact)) continue
       const line = `${fact.id}\t${JSON.stringify(fact)}`
-      if (guarded(fact)) starts.push(at)
-      lines.push(line)
-      at += line.length + 1
+      if (guarded(fact)) copy.starts.push(copy.at)
+      copy.lines.push(line)
+      copy.at += line.length + 1
     }
-    lines.push('')
-    const text = lines.join('\n')
-    const entry = {key: r.key, text, guarded: Uint32Array.from(starts)}
-    this.texts.set(name, entry)
+    if (copy.done < copy.records.length) return false
+    this.dropText(copy.name)
+    // Joined once rather than grown piece by piece, so that the string is flat from the start.
+    copy.lines.push('')
+    const text = copy.lines.join('\n')
+    const entry = {key: copy.key, text, guarded: Uint32Array.from(copy.starts)}
+    this.texts.set(copy.name, entry)
     this.textBytes += text.length + entry.guarded.byteLength
+    return true
   }
 
   private dropText(name: string): void {
@@ -292,6 +310,24 @@ export class SearchView {
     this.textBytes -= kept.text.length + kept.guarded.byteLength
     this.texts.delete(name)
   }
+}
+
+/** How many records a turn of readAhead copies: about half a millisecond of serialising. */
+const COPY_SLICE = 250
+
+/** A segment's compact copy in the making: the lines so far and where its standalone facts' lines start. */
+interface Copying {
+  name: string
+  key: string
+  records: readonly FactRecord[]
+  done: number
+  lines: string[]
+  starts: number[]
+  at: number
+}
+
+function copying(name: string, r: ReadSegment): Copying {
+  return {name, key: r.key, records: r.records, done: 0, lines: [''], starts: [], at: 1}
 }
 
 /** The record on the line of `id` (JSON text never holds a raw line break, so a line is one record). */
