@@ -25,7 +25,7 @@ import {
 } from './record-rules.js'
 import {bumpRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
-import {SearchView, type ReadSegment, type ReadSegmentFn} from './search-view.js'
+import {SearchView, type ReadOneFn, type ReadSegment, type ReadSegmentFn} from './search-view.js'
 import {
   factDigest,
   loadFactIndex,
@@ -321,6 +321,7 @@ class AgentFiles {
       const revision = readRevision(this.dir)
       this.revision = revision
       const read: ReadSegmentFn = (name) => this.peekFacts(name, revision)
+      const one: ReadOneFn = (name, id, key) => this.facts.one(revision, name, id, key)
       const gone: Change<FactRecord>[] = []
       const current = this.facts.scanKeys(revision, gone)
       this.follow(gone)
@@ -331,7 +332,7 @@ class AgentFiles {
       const view = this.view!
       const hits = view.index
         .search(text, options)
-        .map((hit) => ({fact: view.record(hit.id, read), score: hit.score, ...contextOf(hit)}))
+        .map((hit) => ({fact: view.record(hit.id, read, one), score: hit.score, ...contextOf(hit)}))
       const found = hits.filter((hit): hit is ScoredFact => hit.fact !== undefined)
       // A hit's segment moved between the update and its reading: up to date again, and again.
       if (found.length === hits.length || attempt === 2) return found
@@ -436,12 +437,20 @@ class AgentFiles {
     options: SearchOptions,
   ): ScoredFact[] | undefined {
     const migrated = this.noteMigrated
+    const current = this.facts.currentKeys(revision)
+    const keys = new Map(current.map((s) => [s.name, s.key]))
     const opened =
       saved &&
-      openPartial(FactIndex, saved, this.facts.currentKeys(revision), (name) => {
-        this.facts.refreshSome(revision, [name], migrated('facts'))
-        return this.facts.get(name)?.records ?? []
-      })
+      openPartial(
+        FactIndex,
+        saved,
+        current,
+        (name) => {
+          this.facts.refreshSome(revision, [name], migrated('facts'))
+          return this.facts.get(name)?.records ?? []
+        },
+        (name, id) => this.facts.one(revision, name, id, keys.get(name) ?? ''),
+      )
     if (!opened) {
       this.resave = true
       return undefined

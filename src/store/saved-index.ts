@@ -83,7 +83,8 @@ export interface PartialIndex extends OpenedIndex {
  * The saved index brought up to date by reading only the segments whose key differs from the
  * one it was saved with (or that are new): for every other segment, the index and the records
  * saved with it are what the segment holds. `current` lists every fact segment now present,
- * in order, with its key taken before `read` reads it. Undefined when the index cannot be
+ * in order, with its key taken before `read` reads it; `readOne` may find one record of a
+ * segment the index reflects without reading the rest (undefined: read it whole). Undefined when the index cannot be
  * brought up to date this way (a segment it was made from is gone, or facts it lacks would
  * land between facts it holds): the caller then reads everything.
  */
@@ -92,6 +93,7 @@ export function openPartial(
   saved: SavedIndex,
   current: SavedSegment[],
   read: (segment: string) => readonly FactRecord[],
+  readOne: (segment: string, id: string) => FactRecord | undefined = () => undefined,
 ): PartialIndex | undefined {
   const present = new Set(current.map((s) => s.name))
   if (!saved.segments.every((s) => present.has(s.name))) return undefined
@@ -145,11 +147,14 @@ export function openPartial(
     const slot = index.slot(id)
     return slot !== undefined && slot < ids.length && ids.at(slot) === id ? slot : undefined
   }
-  // The segments read for their records (a hit's), each as a map by id.
+  // The segments read whole for their records (a hit's), each as a map by id; a hit's record is
+  // first looked for alone, which spares decoding the thousand others around it.
   const opened = new Map<string, Map<string, FactRecord>>()
   const factIn = (segment: string, id: string): FactRecord | undefined => {
     let byId = opened.get(segment)
     if (!byId) {
+      const one = readOne(segment, id)
+      if (one?.id === id && isLive(one)) return one
       byId = new Map(read(segment).map((fact) => [fact.id, fact]))
       opened.set(segment, byId)
     }
