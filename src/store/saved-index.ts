@@ -66,9 +66,15 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, segments: 
   return {index, changed, rebuilt: true}
 }
 
-/** Worth saving again: built anew, or brought up to date by more than a few cheap steps. */
-export function worthSaving(opened: OpenedIndex): boolean {
-  return opened.rebuilt ? opened.changed > 0 : opened.changed > Math.max(200, opened.index.size / 50)
+/**
+ * Worth saving again: built anew, or brought up to date by more than a few cheap steps, or by
+ * reading more than a few segments again (a home copied or restored whole keeps every fact but
+ * no file identity: unsaved, every later search would read every segment again).
+ */
+export function worthSaving(opened: OpenedIndex | PartialIndex): boolean {
+  if (opened.rebuilt) return opened.changed > 0
+  const reread = 'reread' in opened && opened.reread > Math.max(2, opened.segments / 50)
+  return reread || opened.changed > Math.max(200, opened.index.size / 50)
 }
 
 /** A saved index brought up to date from the segments that changed, and a way to each fact's record. */
@@ -77,6 +83,9 @@ export interface PartialIndex extends OpenedIndex {
   record(id: string): FactRecord | undefined
   /** What saving it again needs. */
   source: IndexSource
+  /** How many of the `segments` fact segments were read because their key moved. */
+  reread: number
+  segments: number
 }
 
 /**
@@ -102,9 +111,11 @@ export function openPartial(
 
   const held = new Map<string, {fact: FactRecord; segment: string}>()
   const stale = new Set<number>()
+  let reread = 0
   for (const {name, key} of current) {
     const was = savedKeys.get(name)
     if (was?.key === key) continue
+    reread++
     if (was) stale.add(was.at)
     for (const fact of read(name)) if (isLive(fact)) held.set(fact.id, {fact, segment: name})
   }
@@ -165,6 +176,8 @@ export function openPartial(
     index,
     changed,
     rebuilt: false,
+    reread,
+    segments: current.length,
     record(id) {
       const fresh = held.get(id)
       if (fresh) return fresh.fact

@@ -60,7 +60,7 @@ export class SearchView {
     saved: SavedIndex,
     current: SavedSegment[],
     read: ReadSegmentFn,
-  ): {view: SearchView; opened: PartialIndex; read: number} | undefined {
+  ): {view: SearchView; opened: PartialIndex} | undefined {
     const reads = new Map<string, ReadSegment>()
     const opened = openPartial(FactIndex, saved, current, (name) => {
       let r = reads.get(name)
@@ -76,7 +76,7 @@ export class SearchView {
     for (const [name, r] of reads)
       for (const fact of r.records)
         if (isLive(fact) && view.index.has(fact.id)) view.place(fact.id, name, factDigest(fact))
-    return {view, opened, read: reads.size}
+    return {view, opened}
   }
 
   /** A new index over every fact segment in `current`, read one after the other. */
