@@ -69,8 +69,6 @@ const commands = [...sources('commands'), ...sources('hooks')]
 const entryPoints = Object.fromEntries(commands.map((file) => [relative(src, file).replace(/\.tsx?$/, ''), file]))
 // bin/run.js starts oclif from this module, so the binary and the commands share one bundled @oclif/core.
 entryPoints.main = 'mem:main'
-// bin/run.js tries this first: `mem search` and `mem add` without oclif (src/fast.ts).
-entryPoints.fast = join(src, 'fast.ts')
 
 const mainEntry = {
   name: 'main-entry',
@@ -84,55 +82,79 @@ const mainEntry = {
   },
 }
 
-const result = await build({
-  entryPoints,
-  outdir: join(root, 'dist'),
-  chunkNames: 'chunks/[name]-[hash]',
+const common = {
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20.19',
-  jsx: 'automatic',
   // CommonJS packages bundled into ES modules still call require() for Node's own modules.
   banner: {
     js: "import {createRequire as __memCreateRequire} from 'node:module'; const require = __memCreateRequire(import.meta.url);",
   },
   define: {MEM_SEARCH_SIGNATURE: JSON.stringify(searchSignature())},
-  plugins: [mainEntry, hotPathOnly],
   logLevel: 'warning',
   metafile: true,
   absWorkingDir: root,
+}
+
+await build({
+  ...common,
+  entryPoints,
+  outdir: join(root, 'dist'),
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+  jsx: 'automatic',
+  plugins: [mainEntry, hotPathOnly],
+})
+
+/**
+ * What the fast path leaves out of its file: PostgreSQL's driver (src/fast.ts declines when
+ * MEM_STORE is set, so its opener is never reached here) and chrono-node, which only a date
+ * phrase needs and which is bundled into a file of its own beside it.
+ */
+const fastPathOnly = {
+  name: 'fast-path-only',
+  setup(b) {
+    b.onResolve({filter: /[/]postgres-store\.js$/}, () => ({path: 'postgres-store', namespace: 'fast-path'}))
+    b.onLoad({filter: /.*/, namespace: 'fast-path'}, () => ({
+      contents:
+        "export const PostgresStore = {open() { throw new Error('PostgreSQL is opened through oclif: the fast path declines when MEM_STORE is set') }}",
+      loader: 'js',
+    }))
+    b.onResolve({filter: /^chrono-node[/]en$/}, (args) =>
+      args.kind === 'entry-point' ? undefined : {path: './fast-chrono.js', external: true},
+    )
+  },
+}
+
+/**
+ * bin/run.js tries this first: `mem search`, `add`, `list` and `resume` without oclif
+ * (src/fast.ts). One file, not the shared chunks: a cold search resolves, reads and links each
+ * module it loads, and one file of what it needs starts faster than thirty of them
+ * (docs/performance.md). The oclif commands keep their own copies in the chunks; a process
+ * that the fast path declines uses only those.
+ */
+const fast = await build({
+  ...common,
+  entryPoints: {fast: join(src, 'fast.ts'), 'fast-chrono': 'chrono-node/en'},
+  outdir: join(root, 'dist'),
+  plugins: [fastPathOnly],
+  external: [...NEVER_BUNDLED],
 })
 
 /** Packages the fast path must never load, statically or through import(). */
 const NOT_ON_FAST_PATH = /(^|\/node_modules\/)(@oclif\/|ink\b|react\b|@modelcontextprotocol\/)/
 
-/**
- * Everything dist/fast.js can load, following static and dynamic imports through the chunks:
- * bundled sources (the outputs' inputs) and the packages left as runtime imports.
- */
+/** Everything dist/fast.js can load: the sources bundled into it and the imports left to run time. */
 function fastPathLoads(metafile) {
-  const outputs = metafile.outputs
-  const seen = new Set()
-  const loads = []
-  const visit = (file) => {
-    if (seen.has(file)) return
-    seen.add(file)
-    loads.push(...Object.keys(outputs[file].inputs))
-    for (const imported of outputs[file].imports) {
-      if (imported.external) loads.push(imported.path)
-      else visit(imported.path)
-    }
-  }
-  visit('dist/fast.js')
-  return loads
+  const output = metafile.outputs['dist/fast.js']
+  return [...Object.keys(output.inputs), ...output.imports.map((imported) => imported.path)]
 }
 
-const forbidden = fastPathLoads(result.metafile).filter((path) => NOT_ON_FAST_PATH.test(path))
+const forbidden = fastPathLoads(fast.metafile).filter((path) => NOT_ON_FAST_PATH.test(path) || /[/]pg[/-]/.test(path))
 if (forbidden.length > 0) {
   throw new Error(
-    `dist/fast.js must not load oclif, ink, react or the MCP SDK, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`,
+    `dist/fast.js must not load oclif, ink, react, the MCP SDK or PostgreSQL's driver, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`,
   )
 }
 

@@ -5,7 +5,8 @@
  * when it understands all of it (src/cli/fast-argv.ts) and otherwise returns false, leaving the
  * full oclif run to answer, help and errors included. What it runs is the commands' own spec, context and output code.
  *
- * Nothing here, or imported from here, may import @oclif/core (scripts/build.mjs checks).
+ * Nothing here, or imported from here, may import @oclif/core (scripts/build.mjs checks). It is
+ * built into one file of its own, without PostgreSQL: a MEM_STORE invocation goes through oclif.
  */
 import {parseFastArgv} from './cli/fast-argv.js'
 import {jsonFlag, type CommandSpec} from './cli/flag-spec.js'
@@ -19,7 +20,8 @@ const specs: Record<string, () => Promise<CommandSpec>> = {
 
 /** Runs `argv` (without node and the script) if it is a fast command it fully understands; false means "use oclif". */
 export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  if (env.MEM_NO_FAST_PATH) return false
+  // PostgreSQL's driver is not in the fast path's file (scripts/build.mjs): oclif opens it.
+  if (env.MEM_NO_FAST_PATH || env.MEM_STORE?.trim()) return false
   const [id, ...args] = argv
   const load = id === undefined ? undefined : Object.hasOwn(specs, id) ? specs[id] : undefined
   if (!load) return false

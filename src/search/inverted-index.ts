@@ -20,9 +20,11 @@ export interface MatchOptions extends LooseRules {
 /**
  * One term's postings, [slot, tf, slot, tf, ...] in entries[0..size); removed documents'
  * entries are swept lazily. Typed arrays at 4 bytes a number, half of what an array of small
- * integers takes; a loaded term starts as a view into the loaded postings, copied into its own
- * array on its first new document. A term whose documents are all gone keeps its object (df 0),
- * so that a lookup does not find it again in the loaded table.
+ * integers takes; a loaded term's saved postings are read when something first reads its
+ * entries (a query scanning it, a sweep), so that adding a document to a common term does not
+ * read its thousands of saved postings: until then `entries` holds only the documents added
+ * since, and `unread` where the saved ones are. A term whose documents are all gone keeps its
+ * object (df 0), so that a lookup does not find it again in the loaded table.
  */
 interface Postings {
   id: number
@@ -33,6 +35,8 @@ interface Postings {
   df: number
   /** Entries of removed documents not yet swept out. */
   dead: number
+  /** The saved postings, base.postings[from..to), not read into `entries` yet; they come first. */
+  unread?: {from: number; to: number}
 }
 
 /**
@@ -152,6 +156,7 @@ export class InvertedIndex {
         p.entries = EMPTY
         p.size = 0
         p.dead = 0
+        p.unread = undefined
       } else if (p.dead > p.df) {
         this.sweep(p)
       }
@@ -284,6 +289,7 @@ export class InvertedIndex {
     const idfOf = (p: Postings) => Math.log(1 + (this.live - p.df + 0.5) / (p.df + 0.5))
     const cap = exact ? idfOf(exact) / 2 : Number.POSITIVE_INFINITY
     return [...weights].map(([p, weight]) => {
+      this.read(p)
       if (p.dead > 0) this.sweep(p)
       return {p, weight: p === exact ? idfOf(p) : Math.min(weight * idfOf(p), cap), q}
     })
@@ -338,23 +344,37 @@ export class InvertedIndex {
     return this.byId[id] ?? (this.base && id < this.base.terms.length ? this.materialize(id) : undefined)
   }
 
-  /** The loaded term `t` as postings: a view into the loaded array, until it grows. */
+  /** The loaded term `t` as postings, its saved entries not read yet (see {@link read}). */
   private materialize(t: number): Postings {
-    const {terms, starts, postings, load} = this.base!
+    const {terms, starts} = this.base!
     const from = starts[t]!
-    const size = starts[t + 1]! - from
-    load(from, from + size)
-    const p: Postings = {
-      id: t,
-      text: terms.at(t)!,
-      entries: postings.subarray(from, from + size),
-      size,
-      df: size / 2,
-      dead: 0,
-    }
+    const to = starts[t + 1]!
+    const p: Postings = {id: t, text: terms.at(t)!, entries: EMPTY, size: 0, df: (to - from) / 2, dead: 0}
+    if (to > from) p.unread = {from, to}
     this.dictionary.set(p.text, p)
     this.byId[t] = p
     return p
+  }
+
+  /**
+   * Reads a loaded term's saved entries in front of those added since: a view into the loaded
+   * array when nothing was added, else one array of both (added slots are all higher).
+   */
+  private read(p: Postings): void {
+    if (!p.unread) return
+    const {from, to} = p.unread
+    const {postings, load} = this.base!
+    load(from, to)
+    const saved = postings.subarray(from, to)
+    if (p.size === 0) p.entries = saved
+    else {
+      const both = new Uint32Array(saved.length + p.size)
+      both.set(saved)
+      both.set(p.entries.subarray(0, p.size), saved.length)
+      p.entries = both
+    }
+    p.size += saved.length
+    p.unread = undefined
   }
 
   private hasSurface(word: string): boolean {
@@ -431,6 +451,7 @@ export class InvertedIndex {
 
   /** Drops entries of removed documents. Amortised: after many removals, or before scoring. */
   private sweep(p: Postings): void {
+    this.read(p)
     // In place: a loaded term's view is its own part of the loaded array.
     const e = p.entries
     let w = 0

@@ -200,6 +200,17 @@ export class CachedSegments<T> {
     return {records: read.records, key, held: false}
   }
 
+  /**
+   * One record of a segment this process does not hold, read alone (SegmentedFiles.readOne),
+   * when the segment still has `key` once it is read: the record then comes from the very file
+   * the caller's index reflects. Undefined otherwise, and the caller reads the segment whole.
+   */
+  one(revision: Revision | undefined, name: string, id: string, key: string): T | undefined {
+    if (this.segments.has(name)) return undefined
+    const record = this.files.readOne(name, id)
+    return record !== undefined && this.currentKey(revision, name) === key ? record : undefined
+  }
+
   /** True when this process holds the segment's records. */
   holds(name: string): boolean {
     return this.segments.has(name)

@@ -25,7 +25,7 @@ import {
 } from './record-rules.js'
 import {bumpRevision, HeldRevision, readRevision, type Revision} from './revision.js'
 import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
-import {SearchView, type ReadSegment, type ReadSegmentFn} from './search-view.js'
+import {SearchView, type ReadOneFn, type ReadSegment, type ReadSegmentFn} from './search-view.js'
 import {
   factDigest,
   loadFactIndex,
@@ -374,6 +374,7 @@ class AgentFiles {
       const revision = this.stamp.read()
       this.revision = revision
       const read: ReadSegmentFn = (name) => this.peekFacts(name, revision)
+      const one: ReadOneFn = (name, id, key) => this.facts.one(revision, name, id, key)
       const gone: Change<FactRecord>[] = []
       const current = this.facts.scanKeys(revision, gone)
       this.follow(gone)
@@ -384,7 +385,7 @@ class AgentFiles {
       const view = this.view!
       const hits = view.index
         .search(text, options)
-        .map((hit) => ({fact: view.record(hit.id, read), score: hit.score, ...contextOf(hit)}))
+        .map((hit) => ({fact: view.record(hit.id, read, one), score: hit.score, ...contextOf(hit)}))
       const found = hits.filter((hit): hit is ScoredFact => hit.fact !== undefined)
       // A hit's segment moved between the update and its reading: up to date again, and again.
       if (found.length === hits.length || attempt === 2) return found
@@ -407,10 +408,7 @@ class AgentFiles {
     const opened = saved && SearchView.open(FactIndex, saved, current, read)
     if (opened) {
       this.view = opened.view
-      // Saved again also when many segments had to be read (a home copied or restored whole keeps
-      // every fact but no file identity), so that the next process does not read them all again.
-      if (this.resave || worthSaving(opened.opened) || opened.read > Math.max(2, current.length / 50))
-        saveIndex(this.dir, opened.view.index, opened.view.source())
+      if (this.resave || worthSaving(opened.opened)) saveIndex(this.dir, opened.view.index, opened.view.source())
     } else {
       this.view = SearchView.build(FactIndex, current, read)
       saveIndex(this.dir, this.view.index, this.view.source())
@@ -489,12 +487,20 @@ class AgentFiles {
     options: SearchOptions,
   ): ScoredFact[] | undefined {
     const migrated = this.noteMigrated
+    const current = this.facts.currentKeys(revision)
+    const keys = new Map(current.map((s) => [s.name, s.key]))
     const opened =
       saved &&
-      openPartial(FactIndex, saved, this.facts.currentKeys(revision), (name) => {
-        this.facts.refreshSome(revision, [name], migrated('facts'))
-        return this.facts.get(name)?.records ?? []
-      })
+      openPartial(
+        FactIndex,
+        saved,
+        current,
+        (name) => {
+          this.facts.refreshSome(revision, [name], migrated('facts'))
+          return this.facts.get(name)?.records ?? []
+        },
+        (name, id) => this.facts.one(revision, name, id, keys.get(name) ?? ''),
+      )
     if (!opened) {
       this.resave = true
       return undefined
@@ -522,6 +528,24 @@ class AgentFiles {
         return entry && {segment: entry.segment, digest: factDigest(entry.fact)}
       },
     })
+  }
+}
+
+/**
+ * After a cold read that had to decode segments the revision stamp does not vouch for (a home
+ * restored or copied whole keeps every byte but no file identity), stamps their identities, so
+ * that the next cold process trusts them instead of decoding them all again. Only if the lock
+ * is free: a search never waits for a writer, and a stamp that cannot be written costs only
+ * the next process a re-read.
+ */
+async function vouchChecked(a: AgentFiles, seen: Revision | undefined): Promise<void> {
+  const checked = a.checked()
+  if (Object.entries(checked).every(([key, identity]) => seen?.files?.[key] === identity)) return
+  try {
+    const {withLockIfFree} = await import('./lock.js')
+    withLockIfFree(a.dir, () => bumpRevision(a.dir, readRevision(a.dir), {}, checked, (key) => a.identityOf(key)))
+  } catch {
+    // Only the next process's start-up is at stake.
   }
 }
 
@@ -708,8 +732,12 @@ export class FileStore implements Store {
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     if (this.options.shortLived) {
       const a = this.agent(agent)
-      const hits = a.searchSaved(FactIndex, readRevision(a.dir), query.text, options)
-      if (hits) return hits
+      const revision = readRevision(a.dir)
+      const hits =
+        a.searchSaved(FactIndex, revision, query.text, options) ??
+        this.fullSearch(agent, FactIndex, query.text, options)
+      await vouchChecked(a, revision)
+      return hits
     }
     if (!this.options.shortLived && !this.agent(agent).holdsAll()) {
       const a = this.agent(agent)
@@ -717,11 +745,15 @@ export class FileStore implements Store {
       this.readAhead(agent, a)
       return hits
     }
+    return this.fullSearch(agent, FactIndex, query.text, options)
+  }
+
+  private fullSearch(agent: string, FactIndex: FactIndexType, text: string, options: SearchOptions): ScoredFact[] {
     const a = this.read(agent, {facts: 'all'})
     const index = a.searchIndex(FactIndex)
     const ids = a.byId()
     return index
-      .search(query.text, options)
+      .search(text, options)
       .map((hit) => ({fact: ids.get(hit.id)!.fact, score: hit.score, ...contextOf(hit)}))
   }
 

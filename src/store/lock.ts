@@ -61,6 +61,26 @@ export async function withLock<T>(dir: string, fn: () => T | Promise<T>): Promis
   }
 }
 
+/**
+ * Runs `fn` under the lock of one agent folder if no other process holds it right now, and
+ * returns undefined at once, without running it, if one does: for work a reader may do for
+ * the next process's sake, which must never make it wait for a writer (one that is stopped, say).
+ */
+export function withLockIfFree<T>(dir: string, fn: () => T): T | undefined {
+  const fd = openLockFile(lockPath(dir))
+  try {
+    if (!kernelLocks().tryLock(fd)) return undefined
+    try {
+      writeHolder(fd)
+      return fn()
+    } finally {
+      kernelLocks().unlock(fd)
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
 async function acquire(dir: string): Promise<number> {
   const path = lockPath(dir)
   const fd = openLockFile(path)

@@ -66,9 +66,15 @@ export function openIndex(FactIndex: FactIndexType, agentDir: string, segments: 
   return {index, changed, rebuilt: true}
 }
 
-/** Worth saving again: built anew, or brought up to date by more than a few cheap steps. */
-export function worthSaving(opened: OpenedIndex): boolean {
-  return opened.rebuilt ? opened.changed > 0 : opened.changed > Math.max(200, opened.index.size / 50)
+/**
+ * Worth saving again: built anew, or brought up to date by more than a few cheap steps, or by
+ * reading more than a few segments again (a home copied or restored whole keeps every fact but
+ * no file identity: unsaved, every later search would read every segment again).
+ */
+export function worthSaving(opened: OpenedIndex | PartialIndex): boolean {
+  if (opened.rebuilt) return opened.changed > 0
+  const reread = 'reread' in opened && opened.reread > Math.max(2, opened.segments / 50)
+  return reread || opened.changed > Math.max(200, opened.index.size / 50)
 }
 
 /** A saved index brought up to date from the segments that changed, and a way to each fact's record. */
@@ -77,13 +83,17 @@ export interface PartialIndex extends OpenedIndex {
   record(id: string): FactRecord | undefined
   /** What saving it again needs. */
   source: IndexSource
+  /** How many of the `segments` fact segments were read because their key moved. */
+  reread: number
+  segments: number
 }
 
 /**
  * The saved index brought up to date by reading only the segments whose key differs from the
  * one it was saved with (or that are new): for every other segment, the index and the records
  * saved with it are what the segment holds. `current` lists every fact segment now present,
- * in order, with its key taken before `read` reads it. Undefined when the index cannot be
+ * in order, with its key taken before `read` reads it; `readOne` may find one record of a
+ * segment the index reflects without reading the rest (undefined: read it whole). Undefined when the index cannot be
  * brought up to date this way (a segment it was made from is gone, or facts it lacks would
  * land between facts it holds): the caller then reads everything.
  */
@@ -92,6 +102,7 @@ export function openPartial(
   saved: SavedIndex,
   current: SavedSegment[],
   read: (segment: string) => readonly FactRecord[],
+  readOne: (segment: string, id: string) => FactRecord | undefined = () => undefined,
 ): PartialIndex | undefined {
   const present = new Set(current.map((s) => s.name))
   if (!saved.segments.every((s) => present.has(s.name))) return undefined
@@ -100,9 +111,11 @@ export function openPartial(
 
   const held = new Map<string, {fact: FactRecord; segment: string}>()
   const stale = new Set<number>()
+  let reread = 0
   for (const {name, key} of current) {
     const was = savedKeys.get(name)
     if (was?.key === key) continue
+    reread++
     if (was) stale.add(was.at)
     for (const fact of read(name)) if (isLive(fact)) held.set(fact.id, {fact, segment: name})
   }
@@ -145,11 +158,14 @@ export function openPartial(
     const slot = index.slot(id)
     return slot !== undefined && slot < ids.length && ids.at(slot) === id ? slot : undefined
   }
-  // The segments read for their records (a hit's), each as a map by id.
+  // The segments read whole for their records (a hit's), each as a map by id; a hit's record is
+  // first looked for alone, which spares decoding the thousand others around it.
   const opened = new Map<string, Map<string, FactRecord>>()
   const factIn = (segment: string, id: string): FactRecord | undefined => {
     let byId = opened.get(segment)
     if (!byId) {
+      const one = readOne(segment, id)
+      if (one?.id === id && isLive(one)) return one
       byId = new Map(read(segment).map((fact) => [fact.id, fact]))
       opened.set(segment, byId)
     }
@@ -160,6 +176,8 @@ export function openPartial(
     index,
     changed,
     rebuilt: false,
+    reread,
+    segments: current.length,
     record(id) {
       const fresh = held.get(id)
       if (fresh) return fresh.fact

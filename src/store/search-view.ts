@@ -4,6 +4,9 @@ import {isLive, type FactRecord} from './records.js'
 import {openPartial, reindex, type PartialIndex} from './saved-index.js'
 import {factDigest, type FactIndexType, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
 
+/** One record of a segment, read alone, if the segment still has `key` (undefined: read it whole). */
+export type ReadOneFn = (name: string, id: string, key: string) => FactRecord | undefined
+
 /** A fact segment as it is now: its records and the key they were read under; `held` when the store keeps them anyway. */
 export interface ReadSegment {
   records: readonly FactRecord[]
@@ -63,7 +66,7 @@ export class SearchView {
     saved: SavedIndex,
     current: SavedSegment[],
     read: ReadSegmentFn,
-  ): {view: SearchView; opened: PartialIndex; read: number} | undefined {
+  ): {view: SearchView; opened: PartialIndex} | undefined {
     const reads = new Map<string, ReadSegment>()
     const opened = openPartial(FactIndex, saved, current, (name) => {
       let r = reads.get(name)
@@ -79,7 +82,7 @@ export class SearchView {
     for (const [name, r] of reads)
       for (const fact of r.records)
         if (isLive(fact) && view.index.has(fact.id)) view.place(fact.id, name, factDigest(fact))
-    return {view, opened, read: reads.size}
+    return {view, opened}
   }
 
   /** A new index over every fact segment in `current`, read one after the other. */
@@ -150,12 +153,15 @@ export class SearchView {
    * undefined when that version is no longer what the segment holds (it moved meanwhile: bring
    * the view up to date and search again).
    */
-  record(id: string, read: ReadSegmentFn): FactRecord | undefined {
+  record(id: string, read: ReadSegmentFn, readOne?: ReadOneFn): FactRecord | undefined {
     const where = this.locate(id)
     if (!where) return undefined
     const key = this.trusted.get(where.segment)
     const kept = this.texts.get(where.segment)
     if (kept && kept.key === key) return lineOf(kept.text, id)
+    // Before the segment is read ahead, its record alone: a first search then decodes ten records, not ten segments.
+    const alone = key === undefined ? undefined : readOne?.(where.segment, id, key)
+    if (alone?.id === id && isLive(alone)) return alone
     const r = read(where.segment)
     if (r.key !== key) return undefined
     if (!r.held) this.keepText(where.segment, r)

@@ -1,8 +1,8 @@
-import {closeSync, lstatSync, readdirSync, renameSync, statSync} from 'node:fs'
+import {closeSync, lstatSync, readdirSync, readFileSync, renameSync, statSync} from 'node:fs'
 import {basename, join} from 'node:path'
 
 import {LowSync} from 'lowdb'
-import type * as v from 'valibot'
+import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {
@@ -17,6 +17,7 @@ import {
   removeQuietly,
 } from './durable-file.js'
 import {decodeFile, encodeFile, FORMAT_VERSION, type Kind} from './format.js'
+import {recordText} from './record-lookup.js'
 import {
   appendJournal,
   applyJournal,
@@ -179,6 +180,38 @@ export class SegmentedFiles<T> {
     } finally {
       if (fd !== undefined) closeSync(fd)
     }
+  }
+
+  /**
+   * The record with `id` as the segment holds it, read without decoding the others
+   * (src/store/record-lookup.ts); undefined when it cannot be told this way (no such record, a
+   * journal beside the file, a file not in the shape mem writes), and the caller reads the
+   * segment whole. Only for a segment whose key says it is
+   * as it was when last decoded: it checks the one record, not the rest of the file.
+   */
+  readOne(name: string, id: string): T | undefined {
+    const path = this.path(name)
+    if (this.journals === undefined || this.journals.has(basename(journalPath(path)))) return undefined
+    refuseLinkedDataFile(path)
+    const agent = agentOfDataFile(path)
+    if (agent === undefined) return undefined
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(path)
+    } catch {
+      return undefined
+    }
+    const header = `{"format":${JSON.stringify(this.spec.kind)},"version":${FORMAT_VERSION},"agent":${JSON.stringify(agent)},"records":[`
+    const text = recordText(bytes, header, id)
+    if (text === undefined) return undefined
+    let raw: unknown
+    try {
+      raw = JSON.parse(text)
+    } catch {
+      return undefined
+    }
+    const parsed = v.safeParse(this.spec.record, raw)
+    return parsed.success ? parsed.output : undefined
   }
 
   /**

@@ -20,27 +20,34 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
     mem(temp.home, args, {env: {MEM_STORE: url, ...env}})
 
   describe('choosing the store', () => {
-    /** Which modules of node-postgres a fast-path command loaded. */
-    function pgModulesLoaded(env: Record<string, string | undefined>): number {
+    /** Which modules of node-postgres a fast-path command loaded, and whether it ran the command. */
+    function pgModulesLoaded(env: Record<string, string | undefined>): {pg: number; ran: boolean} {
       const script = `
         import {createRequire} from 'node:module'
         const require = createRequire(import.meta.url)
         const {runFast} = await import(${JSON.stringify(join(ROOT, 'dist', 'fast.js'))})
-        await runFast(['list'])
-        process.stderr.write('pg:' + Object.keys(require.cache).filter((k) => /[/]node_modules[/]pg/.test(k)).length)
+        const ran = await runFast(['list'])
+        process.stderr.write('pg:' + Object.keys(require.cache).filter((k) => /[/]node_modules[/]pg/.test(k)).length + ':' + ran)
       `
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
         env: childEnv(temp.home, env),
         encoding: 'utf8',
       })
-      const found = /pg:(\d+)/.exec(r.stderr)
+      const found = /pg:(\d+):(true|false)/.exec(r.stderr)
       assert.ok(found, r.stderr)
-      return Number(found[1])
+      return {pg: Number(found[1]), ran: found[2] === 'true'}
     }
 
-    it('loads no PostgreSQL code without MEM_STORE, and the driver with it', async () => {
-      assert.equal(pgModulesLoaded({MEM_STORE: undefined}), 0)
-      assert.ok(pgModulesLoaded({MEM_STORE: await freshDatabase()}) > 0)
+    it('loads no PostgreSQL code without MEM_STORE, and leaves MEM_STORE to oclif, which loads the driver', async () => {
+      assert.deepEqual(pgModulesLoaded({MEM_STORE: undefined}), {pg: 0, ran: true})
+      const url = await freshDatabase()
+      assert.deepEqual(pgModulesLoaded({MEM_STORE: url}), {pg: 0, ran: false})
+      assert.equal(run(url, ['add', 'through oclif']).code, 0)
+      const r = run(url, ['list', '--json'])
+      assert.deepEqual(
+        (JSON.parse(r.stdout) as {facts: {content: string}[]}).facts.map((f) => f.content),
+        ['through oclif'],
+      )
     })
 
     it('keeps the files and PostgreSQL apart', async () => {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {BIN, childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
+import {stall, startMem, untilWriting} from '../torture/helpers.js'
 import {stampFactSegments} from '../helpers/segments.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
@@ -298,6 +299,31 @@ describe('saved search index', function () {
     assert.deepEqual(readSaved(), {header, body}, 'a search that reads the damaged chunk saves the index again')
   })
 
+  it("takes in a fact added since it was saved without reading the postings of the fact's terms", function () {
+    this.timeout(120_000)
+    // As above: the last word's postings end the file, in a chunk of their own.
+    const name = (i: number) =>
+      `z${[2, 1, 0].map((p) => String.fromCharCode(97 + (Math.floor(i / 26 ** p) % 26))).join('')}`
+    const facts = Array.from({length: 6000}, (_, i) => `the ${name(i)} note ${i % 10 === 0 ? 'alpha' : 'beta'}`)
+    writeFacts(home, [facts.slice(0, 3000), facts.slice(3000)])
+    const alpha = search(home, 'alpha')
+    const {header, body} = readSaved()
+    const damaged = Buffer.from(body)
+    damaged.writeUInt32LE(damaged.readUInt32LE(damaged.length - 4) + 1, damaged.length - 4)
+    writeSaved(header, damaged)
+    // The new fact's word has its postings in the damaged chunk: reading them would fail the check.
+    add(home, `the ${name(5999)} again`)
+    const ids = (found: Found) => found.facts.map((f) => f.id)
+    assert.deepEqual(ids(search(home, 'alpha')), ids(alpha))
+    assert.deepEqual(readSaved().body, damaged, "the search read none of the added word's postings")
+    assert.equal(search(home, name(5999)).count, 2)
+    assert.notDeepEqual(
+      readSaved().body,
+      damaged,
+      'a search that reads them finds the damage and saves the index again',
+    )
+  })
+
   it('is rebuilt when a byte of it changed: a letter of a term, a number of a pair, the checksum no longer matches', () => {
     add(home, 'the otter sleeps by the weir')
     add(home, 'the otter hunts at dusk')
@@ -444,6 +470,46 @@ describe('what each command reads', function () {
       .filter((name) => !name.endsWith('.jsonl'))
     return {result: {code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr}, opened}
   }
+
+  it('a cold search in a home restored whole reads every segment once, and then only what its query needs', () => {
+    writeFacts(home, [['the kestrel hovers'], ['a barn owl hunts'], ['the heron fishes'], ['the otter sleeps']])
+    stampFactSegments(home, 4)
+    const before = segmentsOpened(['search', '--json', 'owl'])
+    // Copied away and back, as a restore from a backup does: the same bytes, new file identities.
+    const dir = agentDir(home, 'default')
+    cpSync(dir, `${dir}.copy`, {recursive: true, preserveTimestamps: true})
+    rmSync(dir, {recursive: true})
+    renameSync(`${dir}.copy`, dir)
+    const sorted = (r: {opened: string[]}) => [...new Set(r.opened)].sort()
+    const all = [segmentName(1), segmentName(2), segmentName(3), segmentName(4)]
+    const first = segmentsOpened(['search', '--json', 'owl'])
+    assert.deepEqual(sorted(first), all, 'nothing vouches for the restored files: each is read')
+    assert.equal(first.result.stdout, before.result.stdout)
+    const next = segmentsOpened(['search', '--json', 'owl'])
+    assert.deepEqual(sorted(next), [segmentName(2)], 'then only the segment holding the hit')
+    assert.equal(next.result.stdout, before.result.stdout)
+  })
+
+  it('a cold search with restored files to vouch for does not wait for a writer that holds the lock', async function () {
+    this.timeout(60_000)
+    writeFacts(home, [['the kestrel hovers'], ['a barn owl hunts'], ['the heron fishes'], ['the otter sleeps']])
+    stampFactSegments(home, 4)
+    assert.equal(search(home, 'owl').count, 1)
+    const dir = agentDir(home, 'default')
+    cpSync(dir, `${dir}.copy`, {recursive: true, preserveTimestamps: true})
+    rmSync(dir, {recursive: true})
+    renameSync(`${dir}.copy`, dir)
+    // A writer stalled in its fsync (a slow disk) keeps the lock for 4 s.
+    const slow = startMem(home, ['add', 'the stalled writer', '--json'], {prefix: stall('fsync', 4000, 'exit')})
+    let slowDone = false
+    void slow.done.then(() => (slowDone = true))
+    await untilWriting(home, 'default', undefined, () => slowDone)
+    const r = await memAsync(home, ['search', '--json', 'owl'], {env: {MEM_LOCK_TIMEOUT_MS: '30000'}})
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal((JSON.parse(r.stdout) as Found).count, 1)
+    assert.equal(slowDone, false, 'the search answered while the writer still held the lock')
+    assert.equal((await slow.done).code, 0)
+  })
 
   it('a cold search reads only the fact segments that changed since the index was saved, and those holding its hits', () => {
     writeFacts(home, [
