@@ -87,7 +87,12 @@ export class SegmentedFiles<T> {
    */
   names(): string[] {
     const st = lstatSync(this.folder, {bigint: true, throwIfNoEntry: false})
-    const identity = st?.isDirectory() ? identityText(st) : undefined
+    if (st === undefined) {
+      this.listing = undefined
+      this.journals = new Set()
+      return []
+    }
+    const identity = st.isDirectory() ? identityText(st) : undefined
     const held = this.listing
     if (identity !== undefined && held?.identity === identity) {
       this.journals = new Set(held.journals)
@@ -103,7 +108,7 @@ export class SegmentedFiles<T> {
     const journals = all.filter((name) => JOURNAL_NAME.test(name))
     const names = all.filter((name) => SEGMENT_NAME.test(name)).sort()
     this.journals = new Set(journals)
-    this.listing = identity !== undefined && settled(st!) ? {identity, names, journals} : undefined
+    this.listing = identity !== undefined && settled(st) ? {identity, names, journals} : undefined
     return [...names]
   }
 
