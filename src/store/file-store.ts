@@ -321,7 +321,9 @@ class AgentFiles {
         if (normalizedContent(fact.content) === normal) return fact
       }
     }
-    return firstDuplicate(this.peekFacts(name).records, hashes, wanted, content)
+    const read = this.peekFacts(name)
+    this.view?.keep(name, read)
+    return firstDuplicate(read.records, hashes, wanted, content)
   }
 
   /**

@@ -283,6 +283,14 @@ export class SearchView {
     return this.savedSlots.get(name) ?? []
   }
 
+  /**
+   * Keeps a compact copy of a segment read whole for another reason (the duplicate guard
+   * confirming a hit), when it is the version the index reflects: reading ahead then skips it.
+   */
+  keep(name: string, r: ReadSegment): void {
+    if (!r.held && r.key === this.trusted.get(name) && this.texts.get(name)?.key !== r.key) this.keepText(name, r)
+  }
+
   private keepText(name: string, r: ReadSegment): void {
     const copy = copying(name, r)
     while (!this.copySlice(copy));
