@@ -248,10 +248,14 @@ export class CachedSegments<T> {
     return changes
   }
 
-  /** Segment files found sound by decoding, for the revision stamp to vouch for them next. */
-  checkedIdentities(): Record<string, string> {
+  /**
+   * Segment files found sound by decoding, for the revision stamp to vouch for them next;
+   * `settled`: only those without a journal, whose identity does not move with every append.
+   */
+  checkedIdentities(settled = false): Record<string, string> {
     const out: Record<string, string> = {}
-    for (const [name, identity] of this.checked) out[this.key(name)] = identity
+    for (const [name, identity] of this.checked)
+      if (!settled || !this.files.hasJournal(name)) out[this.key(name)] = identity
     return out
   }
 

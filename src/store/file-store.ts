@@ -137,8 +137,8 @@ class AgentFiles {
   }
 
   /** Files this process decoded and found sound, for the revision stamp. */
-  checked(): Record<string, string> {
-    return {...this.facts.checkedIdentities(), ...this.checkpoints.checkedIdentities()}
+  checked(settled = false): Record<string, string> {
+    return {...this.facts.checkedIdentities(settled), ...this.checkpoints.checkedIdentities(settled)}
   }
 
   /**
@@ -541,7 +541,8 @@ class AgentFiles {
  * the next process a re-read.
  */
 async function vouchChecked(a: AgentFiles, seen: Revision | undefined): Promise<void> {
-  const checked = a.checked()
+  // Not a segment with a journal: every append moves its identity, so a stamp would not outlive the next add.
+  const checked = a.checked(true)
   if (Object.entries(checked).every(([key, identity]) => seen?.files?.[key] === identity)) return
   try {
     const {withLockIfFree} = await import('./lock.js')

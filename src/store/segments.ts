@@ -144,6 +144,11 @@ export class SegmentedFiles<T> {
     return identity === undefined ? base : combined(base, identity)
   }
 
+  /** Whether the last listing saw a journal beside the segment (true when there was no listing yet). */
+  hasJournal(name: string): boolean {
+    return this.journals === undefined || this.journals.has(basename(journalPath(this.path(name))))
+  }
+
   journalPath(name: string): string {
     return journalPath(this.path(name))
   }

@@ -488,6 +488,11 @@ describe('what each command reads', function () {
     const next = segmentsOpened(['search', '--json', 'owl'])
     assert.deepEqual(sorted(next), [segmentName(2)], 'then only the segment holding the hit')
     assert.equal(next.result.stdout, before.result.stdout)
+    // A segment that takes appends moves with every add: a search leaves vouching for it to the writers.
+    add(home, 'the owl again')
+    const revision = readFileSync(join(dir, 'revision.json'), 'utf8')
+    assert.equal(search(home, 'owl').count, 2)
+    assert.equal(readFileSync(join(dir, 'revision.json'), 'utf8'), revision, 'the search after an add stamped nothing')
   })
 
   it('a cold search with restored files to vouch for does not wait for a writer that holds the lock', async function () {
