@@ -196,8 +196,8 @@ export class SegmentedFiles<T> {
    * The record with `id` as the segment holds it, read without decoding the others
    * (src/store/record-lookup.ts); undefined when it cannot be told this way (no such record, a
    * journal beside the file, a file not in the shape mem writes), and the caller reads the
-   * segment whole. Only for a segment whose key says it is
-   * as it was when last decoded: it checks the one record, not the rest of the file.
+   * segment whole. Only for a segment whose key says it is as it was when last decoded: it
+   * checks the one record, not the rest of the file.
    */
   readOne(name: string, id: string): T | undefined {
     const path = this.path(name)
