@@ -5,6 +5,7 @@ import {dirname, join} from 'node:path'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
+import {writeFactSegments} from '../helpers/segments.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
@@ -37,23 +38,6 @@ function ok(home: string, args: string[]): string {
   return r.stdout
 }
 
-/** `count` facts written straight into segment files of `perSegment`, as another process would leave them. */
-function writeFacts(home: string, count: number, perSegment: number, content: (i: number) => string): string[] {
-  const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
-  let time = Date.UTC(2025, 0, 1)
-  const paths: string[] = []
-  for (let start = 0, n = 1; start < count; start += perSegment, n++) {
-    const records: FactRecord[] = []
-    for (let i = start; i < Math.min(count, start + perSegment); i++) {
-      time += 60_000
-      records.push({id: newId(time), content: content(i), tags: [], created_at: new Date(time).toISOString()})
-    }
-    files.write(segmentName(n), records)
-    paths.push(files.path(segmentName(n)))
-  }
-  return paths
-}
-
 /** Changes a file in place and puts its modification time back (`touch -r`, to the nanosecond): only its ctime tells. */
 function editInPlace(path: string, from: string, to: string): void {
   const before = statSync(path, {bigint: true})
@@ -82,7 +66,9 @@ describe("a warm server's adds", function () {
 
   /** A server that has searched, read ahead, added (its digests held) and whose folder and stamp are settled. */
   async function warmServer(): Promise<McpSession> {
-    paths = writeFacts(home, 30, 10, (i) => (i === 2 ? 'the weir floods in March' : `the otter number ${i} swims`))
+    paths = writeFactSegments(home, 30, 10, (i) =>
+      i === 2 ? 'the weir floods in March' : `the otter number ${i} swims`,
+    )
     ok(home, ['search', '--json', 'otter'])
     const s = await connectMcp(home)
     const r = await s.call('memory_search', {query: 'otter', limit: 100})

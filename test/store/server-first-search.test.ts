@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
-import {stampFactSegments} from '../helpers/segments.js'
+import {stampFactSegments, writeFactSegments} from '../helpers/segments.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
@@ -52,23 +52,6 @@ function currentSegments(home: string): {name: string; key: string}[] {
   return files
     .names()
     .map((name) => ({name, key: `${revisionKey(revision, `facts/${name}`) ?? '-'}|${files.fingerprint(name)}`}))
-}
-
-/** `count` facts written straight into segment files of at most `perSegment`, as another process would leave them. */
-function writeFacts(home: string, count: number, perSegment: number, content: (i: number) => string): string[] {
-  const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
-  let time = Date.UTC(2025, 0, 1)
-  const paths: string[] = []
-  for (let start = 0, n = 1; start < count; start += perSegment, n++) {
-    const records: FactRecord[] = []
-    for (let i = start; i < Math.min(count, start + perSegment); i++) {
-      time += 60_000
-      records.push({id: newId(time), content: content(i), tags: [], created_at: new Date(time).toISOString()})
-    }
-    files.write(segmentName(n), records)
-    paths.push(files.path(segmentName(n)))
-  }
-  return paths
 }
 
 /** A mem.export file of `count` facts for agent "default". */
@@ -124,7 +107,7 @@ describe("a server's first search, from the saved index", function () {
     assert.deepEqual(readFileSync(index), before, 'nothing had to be indexed again: the index was not saved anew')
   })
   it('never serves a segment edited by hand between the start and the first search, in place with its time put back', async () => {
-    const paths = writeFacts(home, 30, 10, (i) =>
+    const paths = writeFactSegments(home, 30, 10, (i) =>
       i === 3 ? 'the heron fishes at dawn' : `the otter number ${i} swims`,
     )
     ok(home, ['search', '--json', 'otter'])
@@ -152,7 +135,7 @@ describe("a server's first search, from the saved index", function () {
   })
 
   it('re-reads a segment changed by hand after the first search, before every later search, including its hits', async () => {
-    const paths = writeFacts(home, 30, 10, (i) =>
+    const paths = writeFactSegments(home, 30, 10, (i) =>
       i === 3 ? 'the heron fishes at dawn' : `the otter number ${i} swims`,
     )
     ok(home, ['search', '--json', 'otter'])
@@ -171,7 +154,7 @@ describe("a server's first search, from the saved index", function () {
   })
 
   it('finds a fact another process added before the first search, and after it', async () => {
-    writeFacts(home, 30, 10, (i) => `the otter number ${i} swims`)
+    writeFactSegments(home, 30, 10, (i) => `the otter number ${i} swims`)
     ok(home, ['search', '--json', 'otter'])
     session = await connectMcp(home)
     ok(home, ['add', '--json', 'the kingfisher nests under the bridge'])
@@ -183,7 +166,7 @@ describe("a server's first search, from the saved index", function () {
   })
 
   it('adds without reading every fact, and still refuses a duplicate stored in an older segment', async () => {
-    writeFacts(home, 30, 10, (i) => (i === 2 ? 'the weir floods in March' : `the otter number ${i} swims`))
+    writeFactSegments(home, 30, 10, (i) => (i === 2 ? 'the weir floods in March' : `the otter number ${i} swims`))
     ok(home, ['search', '--json', 'otter'])
     session = await connectMcp(home)
     assert.equal((await serverSearch(session, 'otter')).length, 29)
@@ -202,7 +185,7 @@ describe("a server's first search, from the saved index", function () {
   })
 
   it('fails a search on a segment damaged before the first search, naming it, and leaves it as it was', async () => {
-    const paths = writeFacts(home, 30, 10, (i) => `the otter number ${i} swims`)
+    const paths = writeFactSegments(home, 30, 10, (i) => `the otter number ${i} swims`)
     ok(home, ['search', '--json', 'otter'])
     session = await connectMcp(home)
     writeFileSync(paths[1]!, '{"format":')
@@ -212,7 +195,7 @@ describe("a server's first search, from the saved index", function () {
     assert.equal(readFileSync(paths[1]!, 'utf8'), '{"format":')
   })
   it('reads, for its first search, only the segments holding its hits: the saved index vouches for the rest', async () => {
-    writeFacts(home, 40, 10, (i) => (i === 35 ? 'the barn owl hunts at night' : `the otter number ${i} swims`))
+    writeFactSegments(home, 40, 10, (i) => (i === 35 ? 'the barn owl hunts at night' : `the otter number ${i} swims`))
     const dir = agentDir(home, 'default')
     stampFactSegments(home, 4)
     ok(home, ['search', '--json', 'otter'])
