@@ -40,6 +40,36 @@ async function serverSearch(session: McpSession, query: string): Promise<Found> 
 
 const contents = (found: Found): string[] => found.facts.map((f) => f.content).sort()
 
+/**
+ * 6,000 facts in two segments, each with a word of letters only that sorts after "alpha",
+ * "beta" and "note", so that the postings of the last of them ({@link lastWord}) end the saved
+ * index, in a chunk of their own, and those of "alpha" (every tenth fact) begin it.
+ */
+function lastWordFacts(): string[][] {
+  const facts = Array.from({length: 6000}, (_, i) => `the ${letterWord(i)} note ${i % 10 === 0 ? 'alpha' : 'beta'}`)
+  return [facts.slice(0, 3000), facts.slice(3000)]
+}
+
+function letterWord(i: number): string {
+  return `z${[2, 1, 0].map((p) => String.fromCharCode(97 + (Math.floor(i / 26 ** p) % 26))).join('')}`
+}
+
+const lastWord = letterWord(5999)
+
+/** The saved index's body with the last posting's count changed, without its checksum: the last chunk fails it. */
+function damageLastPosting(body: Buffer): Buffer {
+  const damaged = Buffer.from(body)
+  damaged.writeUInt32LE(damaged.readUInt32LE(damaged.length - 4) + 1, damaged.length - 4)
+  return damaged
+}
+
+/** Copies an agent's folder away and back, as a restore from a backup does: the same bytes, new file identities. */
+function restoreWhole(dir: string): void {
+  cpSync(dir, `${dir}.copy`, {recursive: true, preserveTimestamps: true})
+  rmSync(dir, {recursive: true})
+  renameSync(`${dir}.copy`, dir)
+}
+
 /** Facts written straight into segment files, as another process (or an older mem) left them. */
 function writeFacts(home: string, segments: string[][]): void {
   const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
@@ -277,46 +307,34 @@ describe('saved search index', function () {
 
   it('reads only the postings a search needs, and rebuilds when a chunk it reads fails its checksum', function () {
     this.timeout(120_000)
-    // Words of letters only, all after "alpha" and "note" in sorted order, so that the postings
-    // of the last of them end the file and those of "alpha" begin it.
-    const name = (i: number) =>
-      `z${[2, 1, 0].map((p) => String.fromCharCode(97 + (Math.floor(i / 26 ** p) % 26))).join('')}`
-    const facts = Array.from({length: 6000}, (_, i) => `the ${name(i)} note ${i % 10 === 0 ? 'alpha' : 'beta'}`)
-    writeFacts(home, [facts.slice(0, 3000), facts.slice(3000)])
+    writeFacts(home, lastWordFacts())
     const alpha = search(home, 'alpha')
-    const last = search(home, name(5999))
+    const last = search(home, lastWord)
     assert.equal(alpha.count, 100)
     assert.equal(last.count, 1)
     const {header, body} = readSaved()
     assert.ok((header.chunks as {postings: string[]}).postings.length >= 3, 'the postings span several chunks')
-    // The last posting's count, in the last chunk: changed without its checksum.
-    const damaged = Buffer.from(body)
-    damaged.writeUInt32LE(damaged.readUInt32LE(damaged.length - 4) + 1, damaged.length - 4)
+    const damaged = damageLastPosting(body)
     writeSaved(header, damaged)
     assert.deepEqual(search(home, 'alpha'), alpha)
     assert.deepEqual(readSaved().body, damaged, 'a search that reads no damaged chunk leaves the file as it is')
-    assert.deepEqual(search(home, name(5999)), last)
+    assert.deepEqual(search(home, lastWord), last)
     assert.deepEqual(readSaved(), {header, body}, 'a search that reads the damaged chunk saves the index again')
   })
 
   it("takes in a fact added since it was saved without reading the postings of the fact's terms", function () {
     this.timeout(120_000)
-    // As above: the last word's postings end the file, in a chunk of their own.
-    const name = (i: number) =>
-      `z${[2, 1, 0].map((p) => String.fromCharCode(97 + (Math.floor(i / 26 ** p) % 26))).join('')}`
-    const facts = Array.from({length: 6000}, (_, i) => `the ${name(i)} note ${i % 10 === 0 ? 'alpha' : 'beta'}`)
-    writeFacts(home, [facts.slice(0, 3000), facts.slice(3000)])
+    writeFacts(home, lastWordFacts())
     const alpha = search(home, 'alpha')
     const {header, body} = readSaved()
-    const damaged = Buffer.from(body)
-    damaged.writeUInt32LE(damaged.readUInt32LE(damaged.length - 4) + 1, damaged.length - 4)
+    const damaged = damageLastPosting(body)
     writeSaved(header, damaged)
     // The new fact's word has its postings in the damaged chunk: reading them would fail the check.
-    add(home, `the ${name(5999)} again`)
+    add(home, `the ${lastWord} again`)
     const ids = (found: Found) => found.facts.map((f) => f.id)
     assert.deepEqual(ids(search(home, 'alpha')), ids(alpha))
     assert.deepEqual(readSaved().body, damaged, "the search read none of the added word's postings")
-    assert.equal(search(home, name(5999)).count, 2)
+    assert.equal(search(home, lastWord).count, 2)
     assert.notDeepEqual(
       readSaved().body,
       damaged,
@@ -475,11 +493,8 @@ describe('what each command reads', function () {
     writeFacts(home, [['the kestrel hovers'], ['a barn owl hunts'], ['the heron fishes'], ['the otter sleeps']])
     stampFactSegments(home, 4)
     const before = segmentsOpened(['search', '--json', 'owl'])
-    // Copied away and back, as a restore from a backup does: the same bytes, new file identities.
     const dir = agentDir(home, 'default')
-    cpSync(dir, `${dir}.copy`, {recursive: true, preserveTimestamps: true})
-    rmSync(dir, {recursive: true})
-    renameSync(`${dir}.copy`, dir)
+    restoreWhole(dir)
     const sorted = (r: {opened: string[]}) => [...new Set(r.opened)].sort()
     const all = [segmentName(1), segmentName(2), segmentName(3), segmentName(4)]
     const first = segmentsOpened(['search', '--json', 'owl'])
@@ -501,9 +516,7 @@ describe('what each command reads', function () {
     stampFactSegments(home, 4)
     assert.equal(search(home, 'owl').count, 1)
     const dir = agentDir(home, 'default')
-    cpSync(dir, `${dir}.copy`, {recursive: true, preserveTimestamps: true})
-    rmSync(dir, {recursive: true})
-    renameSync(`${dir}.copy`, dir)
+    restoreWhole(dir)
     // A writer stalled in its fsync (a slow disk) keeps the lock for 4 s.
     const slow = startMem(home, ['add', 'the stalled writer', '--json'], {prefix: stall('fsync', 4000, 'exit')})
     let slowDone = false
