@@ -489,7 +489,10 @@ class AgentFiles {
     options: SearchOptions,
   ): ScoredFact[] | undefined {
     const migrated = this.noteMigrated
-    const current = this.facts.currentKeys(revision)
+    // Each segment stat'ed once, as for a server's search: the keys, then the check of the rest by them.
+    const gone: Change<FactRecord>[] = []
+    const current = this.facts.scanKeys(revision, gone)
+    this.follow(gone)
     const keys = new Map(current.map((s) => [s.name, s.key]))
     const opened =
       saved &&
@@ -507,7 +510,7 @@ class AgentFiles {
       this.resave = true
       return undefined
     }
-    this.facts.verifyRest(revision, migrated('facts'))
+    this.facts.verifySeen(revision, migrated('facts'))
     this.checkpoints.verifyRest(revision, migrated('checkpoints'))
     const hits = opened.index
       .search(text, options)
@@ -541,12 +544,12 @@ class AgentFiles {
  * written costs only the next process a re-read.
  */
 async function vouchChecked(a: AgentFiles, seen: Revision | undefined): Promise<void> {
-  // Not a segment with a journal: every append moves its identity, so a stamp would not outlive the next add.
-  const checked = a.checked(true)
   // Only a stamp that is there is added to: a reader creates nothing beside the data (a home of an
   // older format is upgraded, and stamped, by its first write).
   if (seen === undefined || a.outdated.size > 0) return
-  if (Object.entries(checked).every(([key, identity]) => seen?.files?.[key] === identity)) return
+  // Not a segment with a journal: every append moves its identity, so a stamp would not outlive the next add.
+  const checked = a.checked(true)
+  if (Object.entries(checked).every(([key, identity]) => seen.files?.[key] === identity)) return
   try {
     const {withLockIfFree} = await import('./lock.js')
     withLockIfFree(a.dir, () => bumpRevision(a.dir, readRevision(a.dir), {}, checked, (key) => a.identityOf(key)))
