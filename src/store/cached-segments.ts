@@ -211,6 +211,17 @@ export class CachedSegments<T> {
     return record !== undefined && this.currentKey(revision, name) === key ? record : undefined
   }
 
+  /**
+   * The records whose `field` is `value` in a segment this process does not hold, read without
+   * decoding the others (SegmentedFiles.readWith), when the file still has `identity` once they
+   * are read. Undefined when that cannot be told, and the caller reads the segment whole.
+   */
+  withValue(name: string, identity: string, field: string, value: string): T[] | undefined {
+    if (this.segments.has(name)) return undefined
+    const records = this.files.readWith(name, field, value)
+    return records !== undefined && this.files.fingerprint(name) === identity ? records : undefined
+  }
+
   /** True when this process holds the segment's records. */
   holds(name: string): boolean {
     return this.segments.has(name)

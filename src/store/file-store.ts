@@ -258,8 +258,8 @@ class AgentFiles {
    * each segment's identity (stat'ed by this operation's refresh, under the lock) with the one its
    * hashes were taken of, and one set lookup per segment. A segment whose identity moved (another
    * process's mark, a hand edit, a restore) is read without being kept and hashed again. A hash
-   * that hits is confirmed at its position, from the search view's compact copy when that copy
-   * is of the file as it is.
+   * that hits is confirmed against the fact itself, from the search view's compact copy when that
+   * copy is of the file as it is, else from the record holding the very same sentence, read alone.
    */
   warmDuplicate(content: string): FactRecord | undefined {
     const wanted = contentHash(content)
@@ -320,6 +320,14 @@ class AgentFiles {
         const fact = copy.at(i)
         if (normalizedContent(fact.content) === normal) return fact
       }
+    }
+    // Most often the very sentence stored before: when no other fact of the segment has its hash,
+    // the record holding those bytes is the one at the hash's position, read alone.
+    if (hashes.indexOf(wanted) === hashes.lastIndexOf(wanted)) {
+      const normal = normalizedContent(content)
+      const alone = this.facts.withValue(name, identity, 'content', content)
+      const fact = alone?.find((f) => guarded(f) && normalizedContent(f.content) === normal)
+      if (fact) return fact
     }
     const read = this.peekFacts(name)
     this.view?.keep(name, read)

@@ -17,7 +17,7 @@ import {
   removeQuietly,
 } from './durable-file.js'
 import {decodeFile, encodeFile, FORMAT_VERSION, type Kind} from './format.js'
-import {recordText} from './record-lookup.js'
+import {recordsWith, recordText} from './record-lookup.js'
 import {
   appendJournal,
   applyJournal,
@@ -200,6 +200,22 @@ export class SegmentedFiles<T> {
    * checks the one record, not the rest of the file.
    */
   readOne(name: string, id: string): T | undefined {
+    const found = this.lookUp(name, (bytes, header) => {
+      const text = recordText(bytes, header, id)
+      return text === undefined ? undefined : [text]
+    })
+    return found?.[0]
+  }
+
+  /**
+   * The records whose `field` is the string `value`, read as {@link readOne} reads one (and
+   * declined in the same cases): possibly none, when no record holds those very bytes.
+   */
+  readWith(name: string, field: string, value: string): T[] | undefined {
+    return this.lookUp(name, (bytes, header) => recordsWith(bytes, header, field, value))
+  }
+
+  private lookUp(name: string, find: (bytes: Buffer, header: string) => string[] | undefined): T[] | undefined {
     const path = this.path(name)
     if (this.journals === undefined || this.journals.has(basename(journalPath(path)))) return undefined
     refuseLinkedDataFile(path)
@@ -212,16 +228,21 @@ export class SegmentedFiles<T> {
       return undefined
     }
     const header = `{"format":${JSON.stringify(this.spec.kind)},"version":${FORMAT_VERSION},"agent":${JSON.stringify(agent)},"records":[`
-    const text = recordText(bytes, header, id)
-    if (text === undefined) return undefined
-    let raw: unknown
-    try {
-      raw = JSON.parse(text)
-    } catch {
-      return undefined
+    const texts = find(bytes, header)
+    if (texts === undefined) return undefined
+    const records: T[] = []
+    for (const text of texts) {
+      let raw: unknown
+      try {
+        raw = JSON.parse(text)
+      } catch {
+        return undefined
+      }
+      const parsed = v.safeParse(this.spec.record, raw)
+      if (!parsed.success) return undefined
+      records.push(parsed.output)
     }
-    const parsed = v.safeParse(this.spec.record, raw)
-    return parsed.success ? parsed.output : undefined
+    return records
   }
 
   /**

@@ -24,13 +24,14 @@ export function stampFactSegments(home: string, count: number, agent = 'default'
 
 /**
  * `count` facts written straight into segment files of at most `perSegment`, as another process
- * would leave them, a minute apart; returns the segments' paths.
+ * would leave them, a minute apart (turns of the thread `thread` names, if any); returns the segments' paths.
  */
 export function writeFactSegments(
   home: string,
   count: number,
   perSegment: number,
   content: (i: number) => string,
+  thread: (i: number) => string | undefined = () => undefined,
 ): string[] {
   const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
   let time = Date.UTC(2025, 0, 1)
@@ -39,7 +40,14 @@ export function writeFactSegments(
     const records: FactRecord[] = []
     for (let i = start; i < Math.min(count, start + perSegment); i++) {
       time += 60_000
-      records.push({id: newId(time), content: content(i), tags: [], created_at: new Date(time).toISOString()})
+      const turn = thread(i)
+      records.push({
+        id: newId(time),
+        content: content(i),
+        tags: [],
+        created_at: new Date(time).toISOString(),
+        ...(turn === undefined ? {} : {thread: turn}),
+      })
     }
     files.write(segmentName(n), records)
     paths.push(files.path(segmentName(n)))

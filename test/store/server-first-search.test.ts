@@ -184,6 +184,38 @@ describe("a server's first search, from the saved index", function () {
     assert.equal(listed.facts.length, 31)
   })
 
+  it('answers a fact added again word for word with the one an older segment stores, never a turn that says the same', async () => {
+    const weir = 'the weir floods in March'
+    writeFactSegments(
+      home,
+      30,
+      10,
+      (i) => (i === 2 || i === 5 ? weir : `the otter number ${i} swims`),
+      (i) => (i === 2 ? 'river-talk' : undefined),
+    )
+    ok(home, ['search', '--json', 'otter'])
+    const listed = JSON.parse(ok(home, ['list', '--json', '-n', '100'])) as {
+      facts: {id: string; content: string; thread?: string}[]
+    }
+    const stored = listed.facts.find((f) => f.content === weir && f.thread === undefined)!
+    session = await connectMcp(home)
+    // The first add hashes the older segments; the next finds the hash and reads its record alone
+    // (no search has read the segment, whose copy would answer instead).
+    const first = await session.call('memory_add', {content: 'the heron fishes at dawn'})
+    assert.equal((first.structuredContent as {duplicate?: boolean}).duplicate, false)
+    const again = await session.call('memory_add', {content: weir})
+    assert.notEqual(again.isError, true, JSON.stringify(again.content))
+    assert.deepEqual(
+      {
+        duplicate: (again.structuredContent as {duplicate?: boolean}).duplicate,
+        id: (again.structuredContent as {fact_id: string}).fact_id,
+      },
+      {duplicate: true, id: stored.id},
+    )
+    const after = JSON.parse(ok(home, ['list', '--json', '-n', '100'])) as {facts: unknown[]}
+    assert.equal(after.facts.length, 31)
+  })
+
   it('fails a search on a segment damaged before the first search, naming it, and leaves it as it was', async () => {
     const paths = writeFactSegments(home, 30, 10, (i) => `the otter number ${i} swims`)
     ok(home, ['search', '--json', 'otter'])
