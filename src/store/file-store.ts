@@ -402,17 +402,6 @@ class AgentFiles {
     }
   }
 
-  /** Reads one more segment for the view, between requests; false when none is left. */
-  readAhead(): boolean {
-    const view = this.view
-    if (!view || this.holdsAll()) return false
-    const revision = this.stamp.read()
-    return view.readAhead(
-      (name) => this.peekFacts(name, revision),
-      (name) => this.facts.holds(name),
-    )
-  }
-
   private openView(FactIndex: FactIndexType, current: SavedSegment[], read: ReadSegmentFn, anew: boolean): void {
     const saved = anew ? undefined : readSaved(this.dir)
     const opened = saved && SearchView.open(FactIndex, saved, current, read)
@@ -758,9 +747,7 @@ export class FileStore implements Store {
     }
     if (!this.options.shortLived && !this.agent(agent).holdsAll()) {
       const a = this.agent(agent)
-      const hits = a.leanSearch(FactIndex, query.text, options)
-      this.readAhead(agent, a)
-      return hits
+      return a.leanSearch(FactIndex, query.text, options)
     }
     return this.fullSearch(agent, FactIndex, query.text, options)
   }
@@ -831,42 +818,7 @@ export class FileStore implements Store {
   }
 
   /** Nothing to let go of: every file is closed when the operation that opened it ends. */
-  async close(): Promise<void> {
-    this.closed = true
-  }
-
-  private closed = false
-  private readonly readingAhead = new Set<AgentFiles>()
-  /** Writes under way in this process. */
-  private writing = 0
-
-  /**
-   * After a search by the view, the segments it has no copy of are read one at a time, each in a
-   * turn of the event loop of its own, so that later searches find their hits' records at hand
-   * and a request waits at most one segment's read. Stops when the agent is dropped, when an
-   * operation needed every record, or when a segment moved (the next search starts it again).
-   */
-  private readAhead(agent: string, a: AgentFiles): void {
-    if (this.readingAhead.has(a)) return
-    this.readingAhead.add(a)
-    const step = (): void => {
-      // Never between the turns of an operation under way (a write waits for its lock and its
-      // flush across several): a request waits for at most one segment's read.
-      if (this.writing > 0 && !this.closed) {
-        setTimeout(step, 1).unref()
-        return
-      }
-      let more = false
-      try {
-        more = !this.closed && this.agents.get(agent) === a && a.readAhead()
-      } catch {
-        // A segment that cannot be read fails the next operation that needs it, with its error.
-      }
-      if (more) setImmediate(step).unref()
-      else this.readingAhead.delete(a)
-    }
-    setImmediate(step).unref()
-  }
+  async close(): Promise<void> {}
 
   async listAgents(): Promise<string[]> {
     try {
@@ -922,15 +874,6 @@ export class FileStore implements Store {
   }
 
   private async write<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
-    this.writing++
-    try {
-      return await this.writeLocked(agent, needs, change)
-    } finally {
-      this.writing--
-    }
-  }
-
-  private async writeLocked<T>(agent: string, needs: Needs, change: (tx: Transaction, a: AgentFiles) => T): Promise<T> {
     const dir = this.agent(agent).dir
     try {
       makeDirDurably(dir)

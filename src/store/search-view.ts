@@ -33,8 +33,8 @@ interface Placed {
  * A hit's record is taken from the segment it lives in, under the key the index reflects: from
  * the store's own copy when it holds the segment (the last one, which writes need), else from a
  * compact copy kept here (one line of JSON per live fact, one string per segment), made when the
- * segment was read. So the view costs the index and about the facts' serialized size, not an
- * object per record, and reading every segment's copy can be done in slices, between requests.
+ * segment was read whole, else from the record read alone from its file. So the view costs the
+ * index and the copies of the few segments read whole, not an object per record.
  */
 export class SearchView {
   /** Facts indexed since the saved index was loaded (or all, when it was built here), with where they live. */
@@ -48,8 +48,6 @@ export class SearchView {
    */
   private readonly texts = new Map<string, {key: string; text: string; guarded: Uint32Array}>()
   private textBytes = 0
-  /** The copy readAhead is making, if any. */
-  private making?: Copying
   private savedSlots?: Map<string, number[]>
 
   private constructor(
@@ -159,7 +157,7 @@ export class SearchView {
     const key = this.trusted.get(where.segment)
     const kept = this.texts.get(where.segment)
     if (kept && kept.key === key) return lineOf(kept.text, id)
-    // Before the segment is read ahead, its record alone: a first search then decodes ten records, not ten segments.
+    // The record alone: a search then decodes ten records, not ten segments.
     const alone = key === undefined ? undefined : readOne?.(where.segment, id, key)
     if (alone?.id === id && isLive(alone)) return alone
     const r = read(where.segment)
@@ -167,31 +165,6 @@ export class SearchView {
     if (!r.held) this.keepText(where.segment, r)
     const fact = r.records.find((f) => f.id === id)
     return fact && isLive(fact) ? fact : undefined
-  }
-
-  /**
-   * Reads the next segment the view has no compact copy of, if any (the segments the store
-   * holds need none). Returns false once there is nothing left to read.
-   */
-  readAhead(read: ReadSegmentFn, holds: (name: string) => boolean): boolean {
-    const making = this.making
-    if (making) {
-      // Dropped once the segment moved or a search made its copy meanwhile.
-      if (this.trusted.get(making.name) !== making.key || this.texts.get(making.name)?.key === making.key)
-        this.making = undefined
-      else if (this.copySlice(making)) this.making = undefined
-      return true
-    }
-    for (const [name, key] of this.trusted) {
-      if (this.texts.get(name)?.key === key || holds(name)) continue
-      const r = read(name)
-      // The copy is made in later turns, a slice at a time: a request waits for at most one of them.
-      if (r.key === key && !r.held) this.making = copying(name, r)
-      // A segment that moved is read again by the next search, which brings the index up to date with it.
-      else if (r.key !== key) return false
-      return true
-    }
-    return false
   }
 
   /**
@@ -285,37 +258,30 @@ export class SearchView {
 
   /**
    * Keeps a compact copy of a segment read whole for another reason (the duplicate guard
-   * confirming a hit), when it is the version the index reflects: reading ahead then skips it.
+   * confirming a hit), when it is the version the index reflects.
    */
   keep(name: string, r: ReadSegment): void {
     if (!r.held && r.key === this.trusted.get(name) && this.texts.get(name)?.key !== r.key) this.keepText(name, r)
   }
 
   private keepText(name: string, r: ReadSegment): void {
-    const copy = copying(name, r)
-    while (!this.copySlice(copy));
-  }
-
-  /** Adds the next slice of a segment's facts to its copy; true once the copy is made (and kept). */
-  private copySlice(copy: Copying): boolean {
-    const end = Math.min(copy.records.length, copy.done + COPY_SLICE)
-    for (; copy.done < end; copy.done++) {
-      const fact = copy.records[copy.done]!
+    const lines = ['']
+    const starts: number[] = []
+    let at = 1
+    for (const fact of r.records) {
       if (!isLive(fact)) continue
       const line = `${fact.id}\t${JSON.stringify(fact)}`
-      if (guarded(fact)) copy.starts.push(copy.at)
-      copy.lines.push(line)
-      copy.at += line.length + 1
+      if (guarded(fact)) starts.push(at)
+      lines.push(line)
+      at += line.length + 1
     }
-    if (copy.done < copy.records.length) return false
-    this.dropText(copy.name)
+    this.dropText(name)
     // Joined once rather than grown piece by piece, so that the string is flat from the start.
-    copy.lines.push('')
-    const text = copy.lines.join('\n')
-    const entry = {key: copy.key, text, guarded: Uint32Array.from(copy.starts)}
-    this.texts.set(copy.name, entry)
+    lines.push('')
+    const text = lines.join('\n')
+    const entry = {key: r.key, text, guarded: Uint32Array.from(starts)}
+    this.texts.set(name, entry)
     this.textBytes += text.length + entry.guarded.byteLength
-    return true
   }
 
   private dropText(name: string): void {
@@ -324,24 +290,6 @@ export class SearchView {
     this.textBytes -= kept.text.length + kept.guarded.byteLength
     this.texts.delete(name)
   }
-}
-
-/** How many records a turn of readAhead copies: about half a millisecond of serialising. */
-const COPY_SLICE = 250
-
-/** A segment's compact copy in the making: the lines so far and where its standalone facts' lines start. */
-interface Copying {
-  name: string
-  key: string
-  records: readonly FactRecord[]
-  done: number
-  lines: string[]
-  starts: number[]
-  at: number
-}
-
-function copying(name: string, r: ReadSegment): Copying {
-  return {name, key: r.key, records: r.records, done: 0, lines: [''], starts: [], at: 1}
 }
 
 /** The record on the line of `id` (JSON text never holds a raw line break, so a line is one record). */

@@ -64,7 +64,7 @@ describe("a warm server's adds", function () {
   let session: McpSession | undefined
   let paths: string[]
 
-  /** A server that has searched, read ahead, added (its digests held) and whose folder and stamp are settled. */
+  /** A server that has searched, added (its digests held) and whose folder and stamp are settled. */
   async function warmServer(): Promise<McpSession> {
     paths = writeFactSegments(home, 30, 10, (i) =>
       i === 2 ? 'the weir floods in March' : `the otter number ${i} swims`,
@@ -73,7 +73,7 @@ describe("a warm server's adds", function () {
     const s = await connectMcp(home)
     const r = await s.call('memory_search', {query: 'otter', limit: 100})
     assert.notEqual(r.isError, true, JSON.stringify(r.content))
-    // Confirmed from the server's own copy of the older segment, its digests then held.
+    // Confirmed from the older segment read whole, its digests then held.
     assert.equal((await add(s, 'The weir  floods in march')).duplicate, true)
     assert.equal((await add(s, 'the heron fishes at dawn')).duplicate, false)
     await settle()
