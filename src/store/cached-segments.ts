@@ -222,6 +222,11 @@ export class CachedSegments<T> {
     return records !== undefined && this.files.fingerprint(name) === identity ? records : undefined
   }
 
+  /** Stops holding a segment's records: the next operation that needs them reads the file. */
+  release(name: string): void {
+    this.segments.delete(name)
+  }
+
   /** True when this process holds the segment's records. */
   holds(name: string): boolean {
     return this.segments.has(name)
@@ -234,18 +239,19 @@ export class CachedSegments<T> {
    * other is decoded. Held segments that moved are re-read; returns what changed.
    *
    * `last`: the last segment is also brought up to date, held or not, which is all that
-   * appending a record needs to know; one listing and one stat per segment serve both.
+   * appending a record needs to know; one listing and one stat per segment serve both. `also`:
+   * segments to bring up to date and hold the same way (those a change marks facts in).
    */
   verifyRest(
     revision: Revision | undefined,
     onMigrated?: (name: string, records: T[]) => void,
-    options: {last?: boolean} = {},
+    options: {last?: boolean; also?: readonly string[]} = {},
   ): Change<T>[] {
     const changes: Change<T>[] = []
     const names = this.scan(changes)
     const last = options.last === true ? names.at(-1) : undefined
     for (const name of names) {
-      if (name === last || this.segments.has(name)) {
+      if (name === last || this.segments.has(name) || options.also?.includes(name)) {
         this.ensure(revision, name, changes, onMigrated)
         continue
       }

@@ -76,7 +76,8 @@ const RECORD_BYTES_PER_SERIALIZED = 3
  * What an operation needs brought up to date before it runs: every segment of a collection,
  * or only its last one (appending needs nothing else, so `mem add` reads one small file).
  */
-type Needs = {[C in Collection]?: 'all' | 'last'}
+/** What an operation reads: every segment of a collection, or its last one; `marked`: fact segments it marks too. */
+type Needs = {[C in Collection]?: 'all' | 'last'} & {marked?: readonly string[]}
 
 /**
  * One agent's folder as this process last saw it. The id map and the search index are views
@@ -125,7 +126,10 @@ class AgentFiles {
     // Each collection is listed once and each of its segments stat'ed once: the last one read if
     // it moved, the others checked sound (verifyRest), or all read when the operation needs them.
     if (needs.facts === 'all') this.follow(this.facts.refresh(revision, migrated('facts')))
-    else this.follow(this.facts.verifyRest(revision, migrated('facts'), {last: needs.facts === 'last'}))
+    else
+      this.follow(
+        this.facts.verifyRest(revision, migrated('facts'), {last: needs.facts === 'last', also: needs.marked}),
+      )
     if (needs.checkpoints === 'all') this.checkpoints.refresh(revision, migrated('checkpoints'))
     else this.checkpoints.verifyRest(revision, migrated('checkpoints'), {last: needs.checkpoints === 'last'})
   }
@@ -195,6 +199,42 @@ class AgentFiles {
         forgetIdentity(cache.files.path(seg.name))
         forgetJournal(cache.files.journalPath(seg.name))
       }
+  }
+
+  /**
+   * The segments that hold `ids` as live facts, by the search view, for a process that does not
+   * hold every fact; undefined when the view cannot tell (no view yet, a fact it does not index).
+   */
+  liveSegmentsOf(ids: readonly string[]): Map<string, string> | undefined {
+    if (this.holdsAll() || !this.view) return undefined
+    const out = new Map<string, string>()
+    for (const id of ids) {
+      const segment = this.view.segmentOf(id)
+      if (segment === undefined) return undefined
+      out.set(id, segment)
+    }
+    return out
+  }
+
+  /** The record of `id` as its segment holds it now, read without being kept unless it is held already. */
+  peekFact(segment: string, id: string): FactRecord | undefined {
+    return this.peekFacts(segment).records.find((f) => f.id === id)
+  }
+
+  /** The record of `id` in a segment this process holds. */
+  heldFact(segment: string, id: string): FactRecord | undefined {
+    return this.facts.get(segment)?.records.find((f) => f.id === id)
+  }
+
+  /** Lets go of segments read for one operation only (all but the last, which adds need). */
+  release(names: Iterable<string>): void {
+    const last = this.facts.last()?.name
+    for (const name of names) {
+      if (name === last || !this.facts.holds(name)) continue
+      this.facts.release(name)
+      forgetIdentity(this.facts.files.path(name))
+      forgetJournal(this.facts.files.journalPath(name))
+    }
   }
 
   /** True once the full views (id map, search index, duplicate index) are built: they then follow every change. */
@@ -584,9 +624,9 @@ class Transaction {
     this.append(this.agent.checkpoints, checkpoint, false)
   }
 
-  markFact(id: string, patch: Partial<FactRecord>): void {
-    const entry = this.agent.byId().get(id)
-    const seg = entry && this.agent.facts.get(entry.segment)
+  /** `segment`: where the fact is, when the caller knows (else the id map says). */
+  markFact(id: string, patch: Partial<FactRecord>, segment = this.agent.byId().get(id)?.segment): void {
+    const seg = segment === undefined ? undefined : this.agent.facts.get(segment)
     if (!seg) throw new MemError('internal', `fact ${id} is indexed but its segment is gone`)
     const records = seg.records.map((f) => (f.id === id ? {...f, ...patch} : f))
     this.change(this.agent.facts, seg, records, {mark: id, set: patch}, true)
@@ -762,10 +802,22 @@ export class FileStore implements Store {
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
+    // A live fact the search view places is read from its segment; any other from every fact.
+    const segment = this.options.shortLived ? undefined : this.agent(agent).liveSegmentsOf([id])?.get(id)
+    const fact = segment === undefined ? undefined : this.read(agent, {facts: 'last'}).peekFact(segment, id)
+    if (fact && isLive(fact)) return fact
     return knownFact(agent, id, this.read(agent, {facts: 'all'}).byId().get(id)?.fact)
   }
 
   async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
+    const lean = await this.markLean(agent, ids, (tx, at) => {
+      const time = now()
+      const record = supersedingRecord(tx.nextFactId(), next, ids, time)
+      tx.appendFact(record)
+      for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time}, at.get(id))
+      return record
+    })
+    if (lean) return lean
     return this.write(agent, {facts: 'all'}, (tx, a) => {
       for (const id of ids) liveFact(agent, id, a.byId().get(id)?.fact)
       const time = now()
@@ -778,12 +830,44 @@ export class FileStore implements Store {
   }
 
   async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
+    const lean = await this.markLean(agent, [id], (tx, at, facts) => {
+      const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
+      tx.markFact(id, patch, at.get(id))
+      return {...facts[0]!, ...patch}
+    })
+    if (lean) return lean
     return this.write(agent, {facts: 'all'}, (tx, a) => {
       const fact = liveFact(agent, id, a.byId().get(id)?.fact)
       const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
       tx.markFact(id, patch)
       return {...fact, ...patch}
     })
+  }
+
+  /**
+   * A change that marks live facts, made by a long-running process without reading every fact:
+   * the search view says which segments hold them, and only those (and the last) are read, under
+   * the lock, and let go of afterwards. Undefined, with nothing written, when the view cannot
+   * tell or the files say otherwise (a fact marked meanwhile): the caller then reads every fact,
+   * which also gives the error that says what became of it.
+   */
+  private async markLean<T>(
+    agent: string,
+    ids: readonly string[],
+    change: (tx: Transaction, at: Map<string, string>, facts: FactRecord[]) => T,
+  ): Promise<T | undefined> {
+    if (this.options.shortLived) return undefined
+    const at = this.agent(agent).liveSegmentsOf(ids)
+    if (!at) return undefined
+    try {
+      return await this.write(agent, {facts: 'last', marked: [...new Set(at.values())]}, (tx, a) => {
+        const facts = ids.map((id) => a.heldFact(at.get(id)!, id))
+        if (!facts.every((f): f is FactRecord => f !== undefined && isLive(f))) return undefined
+        return change(tx, at, facts)
+      })
+    } finally {
+      this.agent(agent).release(at.values())
+    }
   }
 
   async listFacts(agent: string): Promise<FactRecord[]> {

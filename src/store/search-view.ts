@@ -198,6 +198,11 @@ export class SearchView {
     return this.index.size * 500 + this.textBytes + this.placed.size * 150
   }
 
+  /** The segment that holds `id`, if the index holds it as live. */
+  segmentOf(id: string): string | undefined {
+    return this.index.has(id) ? this.locate(id)?.segment : undefined
+  }
+
   private locate(id: string): Placed | undefined {
     const placed = this.placed.get(id)
     if (placed) return placed
