@@ -4,6 +4,7 @@ import {spawnSync} from 'node:child_process'
 import {join} from 'node:path'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
+import {openedIn, openLogEnv, openLogLines} from '../helpers/open-log.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {stampFactSegments, writeFactSegments} from '../helpers/segments.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
@@ -230,29 +231,16 @@ describe("a server's first search, from the saved index", function () {
     assert.match(JSON.stringify(r.content), /000002\.json/)
     assert.equal(readFileSync(paths[1]!, 'utf8'), '{"format":')
   })
+
   it('reads, for its first search, only the segments holding its hits: the saved index vouches for the rest', async () => {
     writeFactSegments(home, 40, 10, (i) => (i === 35 ? 'the barn owl hunts at night' : `the otter number ${i} swims`))
     const dir = agentDir(home, 'default')
     stampFactSegments(home, 4)
     ok(home, ['search', '--json', 'otter'])
     const log = join(home, 'events.log')
-    // Logs each path the server opens through node:fs and each message it writes, in order.
-    const trace = `import fs from 'node:fs'; import {syncBuiltinESMExports} from 'node:module'
-      const append = fs.appendFileSync; const log = ${JSON.stringify(log)}
-      for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (path, ...rest) { if (typeof path === 'string') append(log, 'open ' + path + '\\n'); return real.call(this, path, ...rest) } }
-      syncBuiltinESMExports()
-      const write = process.stdout.write.bind(process.stdout)
-      process.stdout.write = (chunk, ...rest) => { if (String(chunk).includes('structuredContent')) append(log, 'answer\\n'); return write(chunk, ...rest) }`
-    session = await connectMcp(home, {
-      env: {NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(trace)}`},
-    })
+    session = await connectMcp(home, {env: openLogEnv(log, {answers: true})})
     assert.deepEqual(await serverSearch(session, 'owl'), ['the barn owl hunts at night'])
-    const events = readFileSync(log, 'utf8').split('\n')
-    const factsDir = join(dir, 'facts')
-    const opened = events
-      .slice(0, events.indexOf('answer'))
-      .filter((e) => e.startsWith(`open ${factsDir}/`) && e.endsWith('.json'))
-      .map((e) => e.slice(`open ${factsDir}/`.length))
-    assert.deepEqual([...new Set(opened)], [segmentName(4)], 'the segment of the hit, and no other')
+    const opened = openedIn(openLogLines(log, {untilAnswer: true}), join(dir, 'facts'))
+    assert.deepEqual(opened, [segmentName(4)], 'the segment of the hit, and no other')
   })
 })

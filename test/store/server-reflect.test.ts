@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
+import {openedIn, openLogEnv, openLogLines} from '../helpers/open-log.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {stampFactSegments, writeFactSegments} from '../helpers/segments.js'
 import {agentDir} from '../../src/store/paths.js'
@@ -56,14 +57,7 @@ describe("a warm server's reflect", function () {
 
   it('updates and deletes a fact of an older segment reading that segment and the last one only', async () => {
     const log = join(home, 'events.log')
-    // Logs each path the server opens through node:fs, and a mark line the test writes between calls.
-    const trace = `import fs from 'node:fs'; import {syncBuiltinESMExports} from 'node:module'
-      const append = fs.appendFileSync; const log = ${JSON.stringify(log)}
-      for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (path, ...rest) { if (typeof path === 'string') append(log, 'open ' + path + '\\n'); return real.call(this, path, ...rest) } }
-      syncBuiltinESMExports()`
-    session = await connectMcp(home, {
-      env: {NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(trace)}`},
-    })
+    session = await connectMcp(home, {env: openLogEnv(log)})
     const [owl] = await search(session, 'owl')
     assert.equal(owl?.content, 'the barn owl hunts at night')
     writeFileSync(log, '')
@@ -72,12 +66,8 @@ describe("a warm server's reflect", function () {
       fact_id: owl!.id,
       content: 'the barn owl hunts at dusk',
     })
-    const factsDir = join(agentDir(home, 'default'), 'facts')
-    const opened = readFileSync(log, 'utf8')
-      .split('\n')
-      .filter((e) => e.startsWith(`open ${factsDir}/`) && e.endsWith('.json'))
-      .map((e) => e.slice(`open ${factsDir}/`.length))
-    assert.deepEqual([...new Set(opened)].sort(), [segmentName(2), segmentName(4)])
+    const opened = openedIn(openLogLines(log), join(agentDir(home, 'default'), 'facts'))
+    assert.deepEqual(opened.sort(), [segmentName(2), segmentName(4)])
 
     assert.deepEqual(
       (await search(session, 'owl')).map((f) => f.content),
