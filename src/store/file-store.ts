@@ -74,9 +74,9 @@ const RECORD_BYTES_PER_SERIALIZED = 3
 
 /**
  * What an operation needs brought up to date before it runs: every segment of a collection,
- * or only its last one (appending needs nothing else, so `mem add` reads one small file).
+ * or only its last one (appending needs nothing else, so `mem add` reads one small file);
+ * `marked`: the fact segments it marks facts in, read with the last one.
  */
-/** What an operation reads: every segment of a collection, or its last one; `marked`: fact segments it marks too. */
 type Needs = {[C in Collection]?: 'all' | 'last'} & {marked?: readonly string[]}
 
 /**
