@@ -810,55 +810,57 @@ export class FileStore implements Store {
   }
 
   async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
-    const lean = await this.markLean(agent, ids, (tx, at) => {
-      const time = now()
-      const record = supersedingRecord(tx.nextFactId(), next, ids, time)
-      tx.appendFact(record)
-      for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time}, at.get(id))
-      return record
-    })
-    if (lean) return lean
-    return this.write(agent, {facts: 'all'}, (tx, a) => {
-      for (const id of ids) liveFact(agent, id, a.byId().get(id)?.fact)
+    return this.markFacts(agent, ids, (tx, at) => {
       const time = now()
       const record = supersedingRecord(tx.nextFactId(), next, ids, time)
       // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
       tx.appendFact(record)
-      for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time})
+      for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time}, at.get(id))
       return record
     })
   }
 
   async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
-    const lean = await this.markLean(agent, [id], (tx, at, facts) => {
+    return this.markFacts(agent, [id], (tx, at, facts) => {
       const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
       tx.markFact(id, patch, at.get(id))
       return {...facts[0]!, ...patch}
     })
-    if (lean) return lean
-    return this.write(agent, {facts: 'all'}, (tx, a) => {
-      const fact = liveFact(agent, id, a.byId().get(id)?.fact)
-      const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
-      tx.markFact(id, patch)
-      return {...fact, ...patch}
-    })
   }
 
   /**
-   * A change that marks live facts, made by a long-running process without reading every fact:
-   * the search view says which segments hold them, and only those (and the last) are read, under
-   * the lock, and let go of afterwards. Undefined, with nothing written, when the view cannot
-   * tell or the files say otherwise (a fact marked meanwhile): the caller then reads every fact,
-   * which also gives the error that says what became of it.
+   * A change that marks live facts (`at`: the segment of each, where known without the id map).
+   * A long-running process first tries it without reading every fact: the search view says
+   * which segments hold them, and only those (and the last) are read, under the lock, and let go
+   * of afterwards. When the view cannot tell, or the files say otherwise (a fact marked
+   * meanwhile), nothing is written that way and the change reads every fact, which also gives
+   * the error that says what became of one no longer live.
    */
+  private async markFacts<T>(
+    agent: string,
+    ids: readonly string[],
+    change: (tx: Transaction, at: ReadonlyMap<string, string>, facts: FactRecord[]) => T,
+  ): Promise<T> {
+    const at = this.options.shortLived ? undefined : this.agent(agent).liveSegmentsOf(ids)
+    if (at) {
+      const done = await this.markLean(agent, ids, at, change)
+      if (done !== undefined) return done
+    }
+    return this.write(agent, {facts: 'all'}, (tx, a) =>
+      change(
+        tx,
+        new Map(),
+        ids.map((id) => liveFact(agent, id, a.byId().get(id)?.fact)),
+      ),
+    )
+  }
+
   private async markLean<T>(
     agent: string,
     ids: readonly string[],
-    change: (tx: Transaction, at: Map<string, string>, facts: FactRecord[]) => T,
+    at: ReadonlyMap<string, string>,
+    change: (tx: Transaction, at: ReadonlyMap<string, string>, facts: FactRecord[]) => T,
   ): Promise<T | undefined> {
-    if (this.options.shortLived) return undefined
-    const at = this.agent(agent).liveSegmentsOf(ids)
-    if (!at) return undefined
     try {
       return await this.write(agent, {facts: 'last', marked: [...new Set(at.values())]}, (tx, a) => {
         const facts = ids.map((id) => a.heldFact(at.get(id)!, id))
