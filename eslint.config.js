@@ -19,8 +19,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.cjs'],
-    languageOptions: {sourceType: 'commonjs', globals: {require: 'readonly', module: 'writable'}},
+    files: ['**/*.cjs', 'bin/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {require: 'readonly', module: 'writable', __dirname: 'readonly'},
+    },
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {

@@ -1,4 +1,6 @@
 #!/usr/bin/env -S node --import tsx
-import {execute} from '@oclif/core'
+// The sources through tsx, for development. CommonJS like run.js (bin/package.json).
+'use strict'
+const {join} = require('node:path')
 
-await execute({development: true, dir: import.meta.url})
+require('@oclif/core').execute({development: true, dir: join(__dirname, '..')})

@@ -110,20 +110,24 @@ await build({
 /**
  * What the fast path leaves out of its file: PostgreSQL's driver (src/fast.ts declines when
  * MEM_STORE is set, so its opener is never reached here) and chrono-node, which only a date
- * phrase needs and which is bundled into a file of its own beside it.
+ * phrase needs and which is bundled into a file of its own beside it, reached by require().
  */
 const fastPathOnly = {
   name: 'fast-path-only',
   setup(b) {
     b.onResolve({filter: /[/]postgres-store\.js$/}, () => ({path: 'postgres-store', namespace: 'fast-path'}))
-    b.onLoad({filter: /.*/, namespace: 'fast-path'}, () => ({
+    b.onLoad({filter: /^postgres-store$/, namespace: 'fast-path'}, () => ({
       contents:
         "export const PostgresStore = {open() { throw new Error('PostgreSQL is opened through oclif: the fast path declines when MEM_STORE is set') }}",
       loader: 'js',
     }))
     b.onResolve({filter: /^chrono-node[/]en$/}, (args) =>
-      args.kind === 'entry-point' ? undefined : {path: './fast-chrono.js', external: true},
+      args.kind === 'entry-point' ? undefined : {path: 'chrono', namespace: 'fast-path'},
     )
+    b.onLoad({filter: /^chrono$/, namespace: 'fast-path'}, () => ({
+      contents: "module.exports = require('./fast-chrono.cjs')",
+      loader: 'js',
+    }))
   },
 }
 
@@ -131,30 +135,52 @@ const fastPathOnly = {
  * bin/run.js tries this first: `mem search`, `add`, `list` and `resume` without oclif
  * (src/fast.ts). One file, not the shared chunks: a cold search resolves, reads and links each
  * module it loads, and one file of what it needs starts faster than thirty of them
- * (docs/performance.md). The oclif commands keep their own copies in the chunks; a process
- * that the fast path declines uses only those.
+ * (docs/performance.md). It is CommonJS so that src/code-cache.ts can compile it with the code
+ * V8 cached on an earlier run, which an ES module cannot be in Node 20. The oclif commands keep
+ * their own copies in the chunks; a process that the fast path declines uses only those.
  */
 const fast = await build({
   ...common,
+  format: 'cjs',
   entryPoints: {fast: join(src, 'fast.ts'), 'fast-chrono': 'chrono-node/en'},
   outdir: join(root, 'dist'),
+  outExtension: {'.js': '.cjs'},
+  // import.meta has no CommonJS twin: createRequire(import.meta.url) gets this file's URL.
+  banner: {js: "const __memFileUrl = require('node:url').pathToFileURL(__filename).href;"},
+  define: {...common.define, 'import.meta.url': '__memFileUrl'},
   plugins: [fastPathOnly],
-  external: [...NEVER_BUNDLED],
+  external: [...NEVER_BUNDLED, './fast-chrono.cjs'],
+})
+
+/** The code cache compiles dist/fast.cjs as a script, where import() has no loader to call. */
+const dynamicImports = fast.metafile.outputs['dist/fast.cjs'].imports.filter((i) => i.kind === 'dynamic-import')
+if (dynamicImports.length > 0) {
+  throw new Error(`dist/fast.cjs must not import() at run time: ${dynamicImports.map((i) => i.path).join(', ')}`)
+}
+
+// CommonJS too, so that bin/run.js can require it without Node's ES module loader.
+await build({
+  ...common,
+  format: 'cjs',
+  entryPoints: {'code-cache': join(src, 'code-cache.ts')},
+  outdir: join(root, 'dist'),
+  outExtension: {'.js': '.cjs'},
+  banner: {},
 })
 
 /** Packages the fast path must never load, statically or through import(). */
 const NOT_ON_FAST_PATH = /(^|\/node_modules\/)(@oclif\/|ink\b|react\b|@modelcontextprotocol\/)/
 
-/** Everything dist/fast.js can load: the sources bundled into it and the imports left to run time. */
+/** Everything dist/fast.cjs can load: the sources bundled into it and the imports left to run time. */
 function fastPathLoads(metafile) {
-  const output = metafile.outputs['dist/fast.js']
+  const output = metafile.outputs['dist/fast.cjs']
   return [...Object.keys(output.inputs), ...output.imports.map((imported) => imported.path)]
 }
 
 const forbidden = fastPathLoads(fast.metafile).filter((path) => NOT_ON_FAST_PATH.test(path) || /[/]pg[/-]/.test(path))
 if (forbidden.length > 0) {
   throw new Error(
-    `dist/fast.js must not load oclif, ink, react, the MCP SDK or PostgreSQL's driver, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`,
+    `dist/fast.cjs must not load oclif, ink, react, the MCP SDK or PostgreSQL's driver, but reaches:\n  ${[...new Set(forbidden)].slice(0, 5).join('\n  ')}`,
   )
 }
 

@@ -166,7 +166,7 @@ describe('what the fast path loads', () => {
     ]) {
       const urls = modulesResolvedBy(home.home, [BIN, ...args])
       assert.ok(
-        urls.some((u) => u.endsWith('/dist/fast.js')),
+        urls.some((u) => u.endsWith('/dist/code-cache.cjs')),
         `the trace saw mem load for ${args.join(' ')}`,
       )
       assert.deepEqual(oclifAndHeavy(urls), [], `mem ${args.join(' ')}`)

@@ -8,8 +8,9 @@ import {childEnv} from './mem.js'
 let runs = 0
 
 /**
- * Every module URL the ESM loader resolves while `node args…` runs with MEM_HOME=home: a
- * resolve hook registered before anything else loads appends each one to a log.
+ * Every module URL the ESM loader resolves while `node args…` runs with MEM_HOME=home (a
+ * resolve hook registered before anything else loads appends each one to a log), then, at exit,
+ * every file CommonJS `require` loaded (bin/run.js and the fast path are CommonJS).
  */
 export function modulesResolvedBy(
   home: string,
@@ -23,7 +24,12 @@ export async function resolve(specifier, context, next) {
   appendFileSync(${JSON.stringify(log)}, result.url + '\\n')
   return result
 }`
-  const register = `import {register} from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})`
+  const register = `import {register, createRequire} from 'node:module'
+import {appendFileSync} from 'node:fs'
+import {pathToFileURL} from 'node:url'
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})
+const required = createRequire(pathToFileURL(process.cwd() + '/').href).cache
+process.on('exit', () => appendFileSync(${JSON.stringify(log)}, Object.keys(required).map((p) => pathToFileURL(p).href + '\\n').join('')))`
   const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, ...args], {
     env: childEnv(home, env),
     encoding: 'utf8',

@@ -25,7 +25,7 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       const script = `
         import {createRequire} from 'node:module'
         const require = createRequire(import.meta.url)
-        const {runFast} = await import(${JSON.stringify(join(ROOT, 'dist', 'fast.js'))})
+        const {runFast} = require(${JSON.stringify(join(ROOT, 'dist', 'fast.cjs'))})
         const ran = await runFast(['list'])
         process.stderr.write('pg:' + Object.keys(require.cache).filter((k) => /[/]node_modules[/]pg/.test(k)).length + ':' + ran)
       `
