@@ -27,6 +27,8 @@ import {homedir, platform} from 'node:os'
 import {basename, dirname, isAbsolute, join} from 'node:path'
 import {Script} from 'node:vm'
 
+import {DIR_MODE, FILE_MODE} from './store/durable-file.js'
+
 export interface LoadedModule {
   exports: Record<string, unknown>
   /** Writes the code V8 has compiled so far, if the cache did not already hold it. Never throws. */
@@ -48,7 +50,7 @@ export function loadWithCodeCache(file: string, dir: string | undefined = codeCa
   const source = readFileSync(file, 'utf8')
   const key = `${basename(file)}-${process.version}-${process.arch}-${sha256(source)}`
   const cacheFile = dir === undefined ? undefined : join(dir, `${key}.v8`)
-  const cachedData = cacheFile !== undefined && trusted(dir) ? readOwn(cacheFile) : undefined
+  const cachedData = cacheFile !== undefined && trusted(dirname(cacheFile)) ? readOwn(cacheFile) : undefined
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`
   const script = new Script(wrapped, {filename: file, cachedData})
   const loaded = {exports: {} as Record<string, unknown>}
@@ -58,7 +60,7 @@ export function loadWithCodeCache(file: string, dir: string | undefined = codeCa
   return {
     exports: loaded.exports,
     saveCache: () => {
-      if (fresh && dir !== undefined && cacheFile !== undefined) save(dir, cacheFile, () => script.createCachedData())
+      if (fresh && cacheFile !== undefined) save(cacheFile, () => script.createCachedData())
     },
   }
 }
@@ -68,8 +70,7 @@ function sha256(text: string): string {
 }
 
 /** Our own folder, not a link, not open to others: a cache anyone else could write would run their code. */
-function trusted(dir: string | undefined): boolean {
-  if (dir === undefined) return false
+function trusted(dir: string): boolean {
   try {
     const stat = lstatSync(dir)
     return stat.isDirectory() && ours(stat)
@@ -102,13 +103,14 @@ function readOwn(file: string): Buffer | undefined {
  * Written beside, then renamed over, so that another process reads a whole cache or none. Older
  * caches of this file (another version of mem or of Node) go; a write that fails leaves nothing.
  */
-function save(dir: string, cacheFile: string, data: () => Buffer): void {
+function save(cacheFile: string, data: () => Buffer): void {
+  const dir = dirname(cacheFile)
   const tmp = `${cacheFile}.${randomBytes(6).toString('hex')}.tmp`
   let fd: number | undefined
   try {
-    mkdirSync(dir, {recursive: true, mode: 0o700})
+    mkdirSync(dir, {recursive: true, mode: DIR_MODE})
     if (!trusted(dir)) return
-    fd = openSync(tmp, 'wx', 0o600)
+    fd = openSync(tmp, 'wx', FILE_MODE)
     const bytes = data()
     writeSync(fd, bytes, 0, bytes.length)
     closeSync(fd)
