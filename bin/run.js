@@ -8,7 +8,7 @@ const {join} = require('node:path')
 const {loadWithCodeCache} = require('../dist/code-cache.cjs')
 
 const root = join(__dirname, '..')
-const fast = loadWithCodeCache(join(root, 'dist', 'fast.cjs'))
+const fast = loadWithCodeCache(join(root, 'dist', 'fast.cjs'), process.argv[2])
 
 async function main() {
   if (!(await fast.exports.runFast(process.argv.slice(2)))) {

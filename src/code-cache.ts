@@ -46,10 +46,19 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, os: string = 
   return os === 'darwin' ? join(home, 'Library', 'Caches', 'mem') : join(home, '.cache', 'mem')
 }
 
-export function loadWithCodeCache(file: string, dir: string | undefined = codeCacheDir()): LoadedModule {
+/**
+ * `command`: the command about to run. Each keeps its own cache, because V8 caches the functions
+ * compiled by the time the cache is made, and a search's ranking is not among those of an add.
+ */
+export function loadWithCodeCache(
+  file: string,
+  command: string | undefined,
+  dir: string | undefined = codeCacheDir(),
+): LoadedModule {
   const source = readFileSync(file, 'utf8')
-  const key = `${basename(file)}-${process.version}-${process.arch}-${sha256(source)}`
-  const cacheFile = dir === undefined ? undefined : join(dir, `${key}.v8`)
+  const variant = command !== undefined && /^[a-z]{1,20}$/.test(command) ? command : 'other'
+  const build = `${process.version}-${process.arch}-${sha256(source)}`
+  const cacheFile = dir === undefined ? undefined : join(dir, `${basename(file)}-${variant}-${build}.v8`)
   const cachedData = cacheFile !== undefined && trusted(dirname(cacheFile)) ? readOwn(cacheFile) : undefined
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`
   const script = new Script(wrapped, {filename: file, cachedData})
@@ -60,7 +69,7 @@ export function loadWithCodeCache(file: string, dir: string | undefined = codeCa
   return {
     exports: loaded.exports,
     saveCache: () => {
-      if (fresh && cacheFile !== undefined) save(cacheFile, () => script.createCachedData())
+      if (fresh && cacheFile !== undefined) save(cacheFile, `-${build}.v8`, () => script.createCachedData())
     },
   }
 }
@@ -100,10 +109,11 @@ function readOwn(file: string): Buffer | undefined {
 }
 
 /**
- * Written beside, then renamed over, so that another process reads a whole cache or none. Older
- * caches of this file (another version of mem or of Node) go; a write that fails leaves nothing.
+ * Written beside, then renamed over, so that another process reads a whole cache or none. Caches
+ * of this file made for another build (another version of mem or of Node) go, those of the other
+ * commands stay; a write that fails leaves nothing.
  */
-function save(cacheFile: string, data: () => Buffer): void {
+function save(cacheFile: string, buildSuffix: string, data: () => Buffer): void {
   const dir = dirname(cacheFile)
   const tmp = `${cacheFile}.${randomBytes(6).toString('hex')}.tmp`
   let fd: number | undefined
@@ -116,7 +126,7 @@ function save(cacheFile: string, data: () => Buffer): void {
     closeSync(fd)
     fd = undefined
     renameSync(tmp, cacheFile)
-    removeOthers(dir, cacheFile)
+    removeOtherBuilds(dir, cacheFile, buildSuffix)
   } catch {
     try {
       if (fd !== undefined) closeSync(fd)
@@ -127,13 +137,15 @@ function save(cacheFile: string, data: () => Buffer): void {
   }
 }
 
-function removeOthers(dir: string, kept: string): void {
+function removeOtherBuilds(dir: string, kept: string, buildSuffix: string): void {
   const prefix = `${basename(kept).split('-')[0]}-`
   const staleTmp = Date.now() - 3_600_000
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)
     if (!name.startsWith(prefix) || path === kept) continue
-    if (name.endsWith('.v8') || (name.endsWith('.tmp') && lstatSync(path).mtimeMs < staleTmp))
+    if (
+      name.endsWith('.v8') ? !name.endsWith(buildSuffix) : name.endsWith('.tmp') && lstatSync(path).mtimeMs < staleTmp
+    )
       rmSync(path, {force: true})
   }
 }

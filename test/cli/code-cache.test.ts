@@ -39,12 +39,30 @@ describe('the code cache of the fast path', () => {
     assert.equal(search(), uncached)
     assert.equal(statSync(dir).mode & 0o777, 0o700)
     const name = caches()[0]!
-    assert.ok(name.startsWith(`fast.cjs-${process.version}-${process.arch}-`), name)
+    assert.ok(name.startsWith(`fast.cjs-search-${process.version}-${process.arch}-`), name)
     assert.equal(caches().length, 1)
     assert.equal(statSync(join(dir, name)).mode & 0o777, 0o600)
     const written = identity(name)
     assert.equal(search(), uncached)
     assert.equal(identity(name), written, 'a cache V8 accepts is not written again')
+  })
+
+  it('keeps one cache per command, each read back without being written again', () => {
+    search()
+    const searched = caches()
+    assert.equal(searched.length, 1)
+    const add = () => {
+      const r = mem(home.home, ['add', 'Standups are at ten', '--agent', 'ops', '--json'], {env: {XDG_CACHE_HOME: xdg}})
+      assert.equal(r.code, 0, r.stderr)
+    }
+    add()
+    const added = caches().filter((name) => !searched.includes(name))
+    assert.equal(added.length, 1, 'the add wrote a cache of its own')
+    assert.ok(added[0]!.startsWith(`fast.cjs-add-${process.version}-`), added[0])
+    const before = caches().map(identity)
+    search()
+    add()
+    assert.deepEqual(caches().map(identity), before, 'neither cache written again, neither removed')
   })
 
   it('answers the same from a damaged or cut-short cache, and replaces it', () => {
@@ -64,7 +82,7 @@ describe('the code cache of the fast path', () => {
 
   it('removes caches made for other code when it writes its own', () => {
     mkdirSync(dir, {mode: 0o700, recursive: true})
-    const stale = `fast.cjs-${process.version}-${process.arch}-${'0'.repeat(32)}.v8`
+    const stale = `fast.cjs-search-${process.version}-${process.arch}-${'0'.repeat(32)}.v8`
     writeFileSync(join(dir, stale), 'from an older mem', {mode: 0o600})
     writeFileSync(join(dir, 'unrelated.txt'), 'not ours to remove', {mode: 0o600})
     search()
