@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import {chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {mem, tempHome} from '../helpers/mem.js'
+import {failing, startMem} from '../torture/helpers.js'
 
 /**
  * The fast path is compiled with the code V8 cached on an earlier run (src/code-cache.ts), in
@@ -113,6 +114,22 @@ describe('the code cache of the fast path', () => {
     writeFileSync(dir, 'a file where the folder would go')
     assert.equal(search(), expected)
     assert.equal(readFileSync(dir, 'utf8'), 'a file where the folder would go')
+  })
+
+  it('answers the same and leaves nothing behind when the disk is full as the cache is written', async () => {
+    const expected = search()
+    for (const name of caches()) rmSync(join(dir, name))
+    // The search's index is saved already, so the cache's rename is the only one this run makes.
+    const r = await startMem(home.home, ['search', 'deploys', '--agent', 'ops', '--json'], {
+      prefix: failing('rename', 'ENOSPC', 1),
+      env: {XDG_CACHE_HOME: xdg},
+    }).done
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout, expected)
+    assert.equal(r.stderr, '')
+    assert.deepEqual(readdirSync(dir), [], 'no cache and no half-written file left')
+    assert.equal(search(), expected)
+    assert.equal(caches().length, 1, 'written once the disk has room')
   })
 
   it('ignores a relative XDG_CACHE_HOME, as the XDG spec says', () => {
