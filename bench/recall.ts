@@ -48,6 +48,7 @@ for (const [name, load] of Object.entries(loaders)) {
       }),
       memIndex('without date boost', {dateBoost: 1}),
       memIndex('without prefix and typo matching', {prefixMinLength: 0, fuzzyMinLength: 0}),
+      memIndex("without idf squared (BM25's single idf)", {idfPower: 1}),
       plainBm25,
     ]
     const lines = [

@@ -45,6 +45,8 @@ export interface Hit {
  */
 export interface Tuning extends LooseRules {
   bm25: Bm25
+  /** The power of each term's idf in its weight: 2 weighs a query word by its rarity as well as the fact's word. 1: off (BM25's own idf). */
+  idfPower: number
   /** Share of a matching fact's score lent to the fact next to it; share² two steps away. 0: off. */
   context: number
   /** Share of its score a fact that ends with a question lends to the fact after it, its reply. Equal to `context`: off. */
@@ -59,6 +61,10 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   // MiniSearch's defaults (Lucene-like k and b, BM25+ floor d). On LoCoMo other values moved
   // nothing beyond noise, so there is no reason to depart from well-known ones.
   bm25: {k: 1.2, b: 0.7, d: 0.5},
+  // Rarity counts twice, once for the query's word and once for the fact's, as in classic TF-IDF
+  // (idf in the query's weight and in the document's): a word nearly every fact holds (the
+  // user's name) counts for less beside the rarer words that say what the question is about.
+  idfPower: 2,
   // A word of three letters or more matches the words it starts ("kube", "graf", "terra");
   // shorter ones would match too much, but for the word being typed in the browser.
   prefixMinLength: 3,

@@ -15,6 +15,11 @@ export interface Bm25 {
 
 export interface MatchOptions extends LooseRules {
   bm25: Bm25
+  /**
+   * The power a term's idf is raised to: 2 counts rarity on the query's side as well as the
+   * fact's, as classic TF-IDF (Lucene's before BM25) does; 1 is BM25's single idf.
+   */
+  idfPower: number
 }
 
 /**
@@ -286,7 +291,8 @@ export class InvertedIndex {
         for (const p of this.postingsOfKey(key)) if ((weights.get(p) ?? 0) < weight) weights.set(p, weight)
       }
     }
-    const idfOf = (p: Postings) => Math.log(1 + (this.live - p.df + 0.5) / (p.df + 0.5))
+    const power = options.idfPower
+    const idfOf = (p: Postings) => Math.log(1 + (this.live - p.df + 0.5) / (p.df + 0.5)) ** power
     const cap = exact ? idfOf(exact) / 2 : Number.POSITIVE_INFINITY
     return [...weights].map(([p, weight]) => {
       this.read(p)

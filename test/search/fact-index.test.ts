@@ -131,6 +131,33 @@ describe('FactIndex ranking', () => {
     assert.ok(hits.at(-2)!.score > hits.at(-1)!.score)
   })
 
+  it("weighs a word's rarity twice (idf squared): a rare word outranks a common one and an ordinary one", () => {
+    // Alice is in 8 of 20 facts, "class" in 4, "pottery" in one; every fact is two words long.
+    const contents = [
+      'Alice class',
+      'Bob pottery',
+      ...['Alice tennis', 'Alice chess', 'Alice piano', 'Alice hiking', 'Alice sailing', 'Alice baking', 'Alice yoga'],
+      ...['Carol class', 'Dave class', 'Erin class'],
+      ...[
+        'Frank golf',
+        'Grace opera',
+        'Heidi kayak',
+        'Ivan poker',
+        'Judy karate',
+        'Ken rugby',
+        'Liam surf',
+        'Mia jazz',
+      ],
+    ]
+    const facts = spaced(contents)
+    const query = 'Alice pottery class'
+    // BM25's single idf: the common name and an ordinary word, two terms, win.
+    assert.equal(top(indexOf(facts, {idfPower: 1}), query), 'F0000')
+    // Squared, the rare word counts for more than both.
+    assert.equal(DEFAULT_TUNING.idfPower, 2)
+    assert.equal(top(indexOf(facts), query), 'F0001')
+  })
+
   it('scores are positive, finite and in non-increasing order', () => {
     const hits = index.search('the team and the user and the tests', {limit: 10})
     assert.ok(hits.length > 1)

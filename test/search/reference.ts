@@ -60,7 +60,7 @@ export class ReferenceIndex {
     const avg = this.facts.reduce((s, f) => s + f.terms.length, 0) / n || 1
     const df = new Map<string, number>()
     for (const f of this.facts) for (const term of new Set(f.terms)) df.set(term, (df.get(term) ?? 0) + 1)
-    const idf = (term: string) => Math.log(1 + (n - df.get(term)! + 0.5) / (df.get(term)! + 0.5))
+    const idf = (term: string) => Math.log(1 + (n - df.get(term)! + 0.5) / (df.get(term)! + 0.5)) ** t.idfPower
     // Keys: live terms and every word as written; a key leads to itself as a term and to its term as a word.
     const termsOf = (key: string) =>
       [...new Set([key, ...(this.surfaces.has(key) ? [toTerm(key) ?? ''] : [])])].filter((t) => df.has(t))
