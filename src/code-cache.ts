@@ -36,6 +36,9 @@ export interface LoadedModule {
 }
 
 /** The per-user cache folder: $XDG_CACHE_HOME/mem, ~/.cache/mem, ~/Library/Caches/mem or %LOCALAPPDATA%\mem\Cache. */
+/** What may name a command's cache: a command word, never a path. */
+const VARIANT = /^[a-z]{1,20}$/
+
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, os: string = platform()): string | undefined {
   if (env.MEM_NO_CODE_CACHE) return undefined
   // As the XDG spec says, a relative XDG_CACHE_HOME is ignored.
@@ -56,7 +59,7 @@ export function loadWithCodeCache(
   dir: string | undefined = codeCacheDir(),
 ): LoadedModule {
   const source = readFileSync(file, 'utf8')
-  const variant = command !== undefined && /^[a-z]{1,20}$/.test(command) ? command : 'other'
+  const variant = command !== undefined && VARIANT.test(command) ? command : 'other'
   const build = `${process.version}-${process.arch}-${sha256(source)}`
   const cacheFile = dir === undefined ? undefined : join(dir, `${basename(file)}-${variant}-${build}.v8`)
   const cachedData = cacheFile !== undefined && trusted(dirname(cacheFile)) ? readOwn(cacheFile) : undefined
@@ -143,9 +146,8 @@ function removeOtherBuilds(dir: string, kept: string, buildSuffix: string): void
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)
     if (!name.startsWith(prefix) || path === kept) continue
-    if (
-      name.endsWith('.v8') ? !name.endsWith(buildSuffix) : name.endsWith('.tmp') && lstatSync(path).mtimeMs < staleTmp
-    )
+    const current = name.endsWith(buildSuffix) && VARIANT.test(name.slice(prefix.length, -buildSuffix.length))
+    if (name.endsWith('.v8') ? !current : name.endsWith('.tmp') && lstatSync(path).mtimeMs < staleTmp)
       rmSync(path, {force: true})
   }
 }

@@ -92,6 +92,17 @@ describe('the code cache of the fast path', () => {
     assert.ok(readdirSync(dir).includes('unrelated.txt'))
   })
 
+  it("removes a cache of this build under another name, and keeps the other commands' caches", () => {
+    search()
+    const build = caches()[0]!.slice('fast.cjs-search'.length)
+    const unnamed = `fast.cjs${build}`
+    writeFileSync(join(dir, unnamed), 'named as before there was one cache per command', {mode: 0o600})
+    writeFileSync(join(dir, `fast.cjs-add${build}`), 'the add command', {mode: 0o600})
+    rmSync(join(dir, `fast.cjs-search${build}`))
+    search()
+    assert.deepEqual(caches().sort(), [`fast.cjs-add${build}`, `fast.cjs-search${build}`])
+  })
+
   it('neither reads nor writes a folder others can write, or one reached through a link', () => {
     const expected = search({MEM_NO_CODE_CACHE: '1'})
     mkdirSync(dir, {recursive: true})
