@@ -35,10 +35,10 @@ export interface LoadedModule {
   saveCache(): void
 }
 
-/** The per-user cache folder: $XDG_CACHE_HOME/mem, ~/.cache/mem, ~/Library/Caches/mem or %LOCALAPPDATA%\mem\Cache. */
 /** What may name a command's cache: a command word, never a path. */
 const VARIANT = /^[a-z]{1,20}$/
 
+/** The per-user cache folder: $XDG_CACHE_HOME/mem, ~/.cache/mem, ~/Library/Caches/mem or %LOCALAPPDATA%\mem\Cache. */
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, os: string = platform()): string | undefined {
   if (env.MEM_NO_CODE_CACHE) return undefined
   // As the XDG spec says, a relative XDG_CACHE_HOME is ignored.
