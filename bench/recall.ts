@@ -12,11 +12,13 @@
  * Prints, per category, mem next to plain BM25 from the same run, and the share of returned
  * facts (not marked as context) that share no word with the question. --ablate adds, per set,
  * one line per ranking feature switched off (on mem's index, fed as the operations feed it).
+ * --per-agent adds, for sets of a few large agents (the LoCoMo conversations), mem's figures on
+ * each: how far they spread says how much a figure may move on conversations kept aside.
  */
 import {DEFAULT_TUNING} from '../src/search/fact-index.js'
 import {formatSideBySide, mrr, score, scoreByCategory} from './recall/metrics.js'
 import {memIndex, memOperations, plainBm25, type RetrieverKind} from './recall/retrievers.js'
-import {evaluate} from './recall/run.js'
+import {evaluate, type Outcome} from './recall/run.js'
 import {locomo, locomoFacts, longMemEval, type RecallSet} from './recall/sets.js'
 
 const wanted = process.argv.includes('--set') ? process.argv[process.argv.indexOf('--set') + 1] : undefined
@@ -33,11 +35,13 @@ for (const [name, load] of Object.entries(loaders)) {
     `## ${set.name}: ${set.haystacks.length} agents, ${docs} facts (${set.load === 'add' ? 'one memory_add each' : 'mem import'}), ${questions} questions\n`,
   )
   const started = performance.now()
-  const ours = scoreByCategory(await evaluate(memOperations, set), set.categories)
+  const outcomes = await evaluate(memOperations, set)
+  const ours = scoreByCategory(outcomes, set.categories)
   const seconds = (performance.now() - started) / 1000
   const base = scoreByCategory(await evaluate(plainBm25, set), set.categories)
   console.log(formatSideBySide(set.name, ours, base))
   console.log(`\n(mem: ${seconds.toFixed(1)} s to load and search)\n`)
+  if (process.argv.includes('--per-agent') && set.haystacks.length <= 10) console.log(perAgent(set, outcomes))
 
   if (process.argv.includes('--ablate')) {
     const variants: RetrieverKind[] = [
@@ -65,4 +69,20 @@ for (const [name, load] of Object.entries(loaders)) {
     }
     console.log(lines.join('\n') + '\n')
   }
+}
+
+function perAgent(set: RecallSet, outcomes: Outcome[]): string {
+  const lines = [
+    `### Per agent: ${set.name} (mem, all categories)`,
+    '',
+    '| agent | facts | questions | any@10 | frac@10 | MRR@10 |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  ]
+  for (const h of set.haystacks) {
+    const s = score(outcomes.filter((o) => o.haystack === h.name))
+    lines.push(
+      `| ${h.name} | ${h.docs.length} | ${s.n} | ${s.any10.toFixed(1)} | ${s.frac10.toFixed(1)} | ${mrr(s.mrr10)} |`,
+    )
+  }
+  return lines.join('\n') + '\n'
 }

@@ -6,6 +6,8 @@ export const K = 10
 
 /** One question: its category, its evidence, what came back (best first), and how many returned facts were strays. */
 export interface Outcome {
+  /** The haystack (agent) the question was asked of. */
+  haystack: string
   category: string
   evidence: string[]
   ranked: string[]
@@ -30,6 +32,7 @@ export async function evaluate(kind: RetrieverKind, set: RecallSet): Promise<Out
         const hits = await store.search(q.question, K)
         const own = hits.filter((h) => !h.context)
         outcomes.push({
+          haystack: haystack.name,
           category: q.category,
           evidence: q.evidence,
           ranked: hits.map((h) => docOf.get(h.id)?.key ?? `?${h.id}`),
