@@ -41,7 +41,12 @@ for (const [name, load] of Object.entries(loaders)) {
   const base = scoreByCategory(await evaluate(plainBm25, set), set.categories)
   console.log(formatSideBySide(set.name, ours, base))
   console.log(`\n(mem: ${seconds.toFixed(1)} s to load and search)\n`)
-  if (process.argv.includes('--per-agent') && set.haystacks.length <= 10) console.log(perAgent(set, outcomes))
+  if (process.argv.includes('--per-agent'))
+    console.log(
+      set.haystacks.length <= 10
+        ? perAgent(set, outcomes)
+        : `(--per-agent: ${set.haystacks.length} agents of ${Math.round(questions / set.haystacks.length)} question(s) each, too few for figures of their own)\n`,
+    )
 
   if (process.argv.includes('--ablate')) {
     const variants: RetrieverKind[] = [
