@@ -7,16 +7,21 @@
  *
  * - C0 (U+0000–U+001F) becomes its control picture (ESC → ␛, BEL → ␇, CR → ␍, LF → ␊),
  * - DEL becomes ␡,
- * - C1 (U+0080–U+009F, among them the one-character CSI, OSC and DCS) becomes `\u009b`-style text.
+ * - C1 (U+0080–U+009F, among them the one-character CSI, OSC and DCS) becomes `\u009b`-style text,
+ * - the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) become
+ *   `\u202e`-style text too: in a terminal that lays out right-to-left text, an override
+ *   reverses the rest of the line, so a fact could make the id or date printed after it read as
+ *   another. The marks (U+200E, U+200F, U+061C) stay: right-to-left writing uses them, and each
+ *   acts only as an unseen letter of its direction would, which a fact may hold anyway.
  *
  * With the introducer shown, the rest of any escape sequence is plain text. The stored bytes
  * never change: --json, piped output and MCP carry them as they are.
  */
 
 // eslint-disable-next-line no-control-regex -- control characters are what is being made visible
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g
 // eslint-disable-next-line no-control-regex -- the same, sparing the line breaks and tabs of a block of text
-const CONTROL_IN_BLOCK = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g
+const CONTROL_IN_BLOCK = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g
 
 function shown(char: string): string {
   const code = char.charCodeAt(0)

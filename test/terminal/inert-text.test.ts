@@ -14,8 +14,27 @@ describe('inert text for a terminal', () => {
     }
   })
 
-  it('leaves printable text of any script alone', () => {
-    for (const text of ['plain', 'été 日本 עברית', '😀 ␛ literal', '\u00A0nbsp']) assert.equal(inert(text), text)
+  it('shows the bidirectional embeddings, overrides and isolates as \\u escapes', () => {
+    assert.equal(inert('id \u202Eabc\u202C'), 'id \\u202eabc\\u202c')
+    for (const code of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]) {
+      const char = String.fromCharCode(code)
+      assert.equal(inert(char), `\\u${code.toString(16)}`)
+      assert.equal(inertBlock(`a\n${char}`), `a\n\\u${code.toString(16)}`)
+    }
+  })
+
+  it('leaves printable text of any script alone, with the marks right-to-left writing uses', () => {
+    for (const text of [
+      'plain',
+      'été 日本 עברית',
+      '😀 ␛ literal',
+      '\u00A0nbsp',
+      'שלום\u200F 3',
+      'a\u200Eb\u061C',
+      '👨\u200D👩',
+    ]) {
+      assert.equal(inert(text), text)
+    }
   })
 
   it('keeps the line breaks and tabs of a block, and nothing else', () => {

