@@ -114,6 +114,25 @@ describe('the command line parses as people type it', () => {
     assert.doesNotMatch(tty.stdout, /\(Y\/n\)|\?\s*$/)
   })
 
+  it('a word after a command that takes none is an unexpected argument, wherever the flags are', () => {
+    for (const [args, word, command] of [
+      [['export', 'backup.jsonl'], 'backup.jsonl', 'export'],
+      [['list', 'deploy', '--agent', 'team'], 'deploy', 'list'],
+      [['mcp', 'serve', 'extra'], 'extra', 'mcp serve'],
+      [['resume', 'cp1', 'cp2'], 'cp1', 'resume'],
+      [['doctor', '--json', 'now'], 'now', 'doctor'],
+    ] as const) {
+      const r = mem(home.home, [...args])
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
+      assert.equal(r.stderr, `Error: Unexpected argument: ${word} (see mem ${command} --help)\n`, args.join(' '))
+      const json = mem(home.home, [...args, '--json'])
+      assert.equal(json.code, 2)
+      assert.deepEqual(JSON.parse(json.stdout), {
+        error: {code: 'invalid_input', message: `Unexpected argument: ${word} (see mem ${command} --help)`},
+      })
+    }
+  })
+
   it('mem --agent ID opens the browser on that agent; away from a terminal it says browse needs one', () => {
     mem(home.home, ['add', 'Team standup is at ten', '--agent', 'team'])
     const piped = mem(home.home, ['--agent', 'team'])
