@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs'
 
-import {MemError} from '../errors.js'
+import {describeErrno, MemError} from '../errors.js'
 
 /** Reads all of stdin; undefined when stdin is a terminal (nothing was piped). */
 export async function readStdin(): Promise<string | undefined> {
@@ -14,7 +14,9 @@ export function readTextFile(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8')
   } catch (error) {
-    throw new MemError('invalid_input', `cannot read ${what} from ${path}: ${(error as Error).message}`)
+    const code = (error as NodeJS.ErrnoException).code
+    const why = typeof code === 'string' ? describeErrno(code) : (error as Error).message
+    throw new MemError('invalid_input', `cannot read ${what} from ${path}: ${why}`)
   }
 }
 

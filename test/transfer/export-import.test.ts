@@ -302,7 +302,13 @@ describe('mem export and mem import (built binary, real files)', () => {
     const dst = home()
     const r = mem(dst, ['import', '/nonexistent/file.jsonl'])
     assert.equal(r.code, 2)
-    assert.match(r.stderr, /cannot read the import from \/nonexistent\/file\.jsonl/)
+    assert.equal(
+      r.stderr,
+      'Error: cannot read the import from /nonexistent/file.jsonl: no such file or folder (ENOENT)\n',
+    )
+    const folder = mem(dst, ['import', dst])
+    assert.equal(folder.code, 2)
+    assert.equal(folder.stderr, `Error: cannot read the import from ${dst}: it is a folder (EISDIR)\n`)
     const badAgent = mem(dst, ['import', '-', '--agent', '../etc'], {
       input: factLine('01JDQ3N7X2C9V5K8M4T6R0B1AZ', 'x'),
     })
