@@ -1,7 +1,6 @@
 import {Command, Errors, type Interfaces} from '@oclif/core'
 import type * as v from 'valibot'
 
-import {MemError} from '../errors.js'
 import type {TransferContext} from '../transfer/progress.js'
 import {runOperation, type Operation, type OperationContext} from '../ops/index.js'
 import {agentFlag as agentFlagSpec, jsonFlag, type CommandSpec, type FlagSpecs, type FlagValues} from './flag-spec.js'
@@ -10,6 +9,7 @@ import {openContext} from './home.js'
 import {oclifFlags, wordsOf} from './oclif-flags.js'
 import {hintUnknownAgent, namedAgent} from './unknown-agent.js'
 import {printLine, printOutcome, printText, reportFailure} from './output.js'
+import {usageError} from './usage-error.js'
 
 export const agentFlag = oclifFlags(agentFlagSpec)
 
@@ -148,19 +148,4 @@ export abstract class MemCommand extends Command {
     if (error instanceof Errors.ExitError) throw error
     return this.exit(reportFailure(error, this.jsonMode, this.words ?? this.flagWords()))
   }
-}
-
-/**
- * A command line oclif could not parse, as a usage error in one line: oclif's "Parsing --limit
- * \n\tExpected an integer…\nSee more help with --help" becomes "--limit: expected an integer…".
- */
-function usageError(error: Error, id: string | undefined): MemError {
-  if (error instanceof MemError) return error
-  const text = error.message
-    .replace(/\nSee more help with --help$/, '')
-    .replace(/^Parsing (--\S+) \n\t(\w)/, (_all, flag: string, first: string) => `${flag}: ${first.toLowerCase()}`)
-    .replaceAll(/\s*\n\s*/g, ' ')
-    .trim()
-  const help = id === undefined ? 'mem --help' : `mem ${id.replaceAll(':', ' ')} --help`
-  return new MemError('invalid_input', `${text} (see ${help})`)
 }

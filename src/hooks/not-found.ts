@@ -1,6 +1,7 @@
 import type {Hook} from '@oclif/core'
 
 import {reportFailure} from '../cli/output.js'
+import {usageError} from '../cli/usage-error.js'
 import {MemError} from '../errors.js'
 import {closest} from './closest.js'
 
@@ -19,17 +20,16 @@ const notFound: Hook.CommandNotFound = async function ({id: given, argv, config}
   const ids = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
   const json = (argv ?? []).includes('--json')
   process.exitCode = reportFailure(
-    new MemError('invalid_input', extraArgument(parts, ids) ?? unknown(parts, ids, config)),
+    extraArgument(parts, ids) ?? new MemError('invalid_input', unknown(parts, ids, config)),
     json,
   )
 }
 
-/** "Unexpected argument: …" when the first words name a command, else undefined. */
-function extraArgument(parts: string[], ids: string[]): string | undefined {
+/** "Unexpected argument: …", worded as oclif's own, when the first words name a command. */
+function extraArgument(parts: string[], ids: string[]): MemError | undefined {
   for (let n = parts.length - 1; n >= 1; n--) {
     const command = parts.slice(0, n).join(':')
-    if (ids.includes(command))
-      return `Unexpected argument: ${parts[n]} (see mem ${command.replaceAll(':', ' ')} --help)`
+    if (ids.includes(command)) return usageError(new Error(`Unexpected argument: ${parts[n]}`), command)
   }
   return undefined
 }
