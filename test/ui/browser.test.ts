@@ -126,7 +126,8 @@ describe('mem browse (ink app over a real store)', () => {
     const b = open()
     await b.waitFor('3 facts')
     await b.press('j', KEYS.down, 'k')
-    assert.match(lineOf(b.frame(), 'Deploys happen'), /▸/)
+    // Wait for the frame rather than read it at once: a loaded machine may draw the last key late.
+    await b.waitFor((f) => /▸/.test(lineOf(f, 'Deploys happen')), 'the cursor on the second fact')
     await b.press(KEYS.enter)
     const frame = await b.waitFor('History')
     const [deploy] = (await store.listFacts('alice')).filter((f) => f.content.startsWith('Deploys'))
