@@ -46,10 +46,11 @@ export function inCliWords(error: unknown, words: FieldWords): unknown {
     (_all, name: string) => COMMAND_OF_TOOL[name]!,
   )
   if (Object.keys(fields).length > 0) {
-    // Only where a message names a field ("tags.0: …", "query is required", "needs fact_id and content"),
+    // Only where a message names a field ("tags.0: …", "query is required", "needs fact_id and content",
+    // "must be after since"),
     // so the same word in prose ("at most 32 tags") stays a word. The index of a dot path says nothing at the CLI.
     const named = new RegExp(
-      `(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?=:| is required| must be)|(?<=needs (?:[\\w-]+ and )*)(${alternatives(fields)})(?![\\w-])`,
+      `(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?=:| is required| must be)|(?<=needs (?:[\\w-]+ and )*|must be (?:before|after) )(${alternatives(fields)})(?![\\w-])`,
       'g',
     )
     message = message.replaceAll(named, (_all, a: string | undefined, b: string | undefined) => fields[(a ?? b)!]!)

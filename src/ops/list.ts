@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import {isLive, type FactRecord} from '../store/records.js'
 import {AgentId, Tags, Timestamp} from './fields.js'
 import {defineOperation, resolveAgent} from './operation.js'
-import {Since, Until, inRange} from './time-range.js'
+import {checkRangeOrder, inRange, Since, Until} from './time-range.js'
 
 export const FACT_STATUSES = ['live', 'superseded', 'deleted'] as const
 
@@ -96,6 +96,7 @@ export const factList = defineOperation({
     facts: v.array(FactEntry),
   }),
   async handler(ctx, input) {
+    checkRangeOrder(input)
     const agent_id = resolveAgent(ctx, input.agent_id)
     const wanted = input.tags ?? []
     const matching = (await ctx.store.listFacts(agent_id))

@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import {AgentId, Tags, Timestamp} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
-import {Since, Until} from './time-range.js'
+import {checkRangeOrder, Since, Until} from './time-range.js'
 
 export const FactHit = v.object({
   id: v.string(),
@@ -69,6 +69,7 @@ export const memorySearch = defineOperation({
     facts: v.array(FactHit),
   }),
   async handler(ctx, input) {
+    checkRangeOrder(input)
     const agent_id = resolveAgent(ctx, input.agent_id)
     const hits = await ctx.store.searchFacts(agent_id, {
       text: input.query,

@@ -1,5 +1,7 @@
 import * as v from 'valibot'
 
+import {InputError} from '../errors.js'
+
 /**
  * A date ("2026-05-01", midnight UTC) or a date and time with its offset
  * ("2026-05-01T09:00:00Z", "2026-05-01T11:00:00+02:00"). A time without an offset is refused:
@@ -75,6 +77,20 @@ export interface TimeRange {
 
 export function hasRange(range: TimeRange): boolean {
   return range.since !== undefined || range.until !== undefined
+}
+
+/**
+ * A range that ends where or before it starts holds no instant, so it is always a mistake (the
+ * bounds swapped, or a phrase read the wrong way): say so rather than answer "nothing found".
+ * The error names its two fields, so each surface words them its own way (`--since` at the CLI).
+ */
+export function checkRangeOrder(range: TimeRange): void {
+  if (range.since === undefined || range.until === undefined) return
+  if (Date.parse(range.until) > Date.parse(range.since)) return
+  throw new InputError(
+    `invalid input: until must be after since, or no fact can match (${range.until} is not after ${range.since})`,
+    ['since', 'until'],
+  )
 }
 
 /** Since is inclusive and until exclusive, so consecutive ranges never count a fact twice. */

@@ -158,6 +158,10 @@ for (const store of STORES)
         assert.match(await failure('memory_reflect', {action: 'update', content: 'x'}), /action "update" needs fact_id/)
         assert.match(await failure('memory_search', {query: 'x', agent_id: '../etc'}), /agent_id: may use letters/)
         assert.match(await failure('memory_add', {content: 'x', colour: 'red'}), /colour/)
+        assert.equal(
+          await failure('memory_search', {query: 'x', since: '2027-01-01', until: '2026-01-01'}),
+          'invalid input: until must be after since, or no fact can match (2026-01-01 is not after 2027-01-01)',
+        )
       })
 
       it("says in plain words what was wrong and what is allowed, never in the validator's wording", async () => {

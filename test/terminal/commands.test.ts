@@ -99,6 +99,21 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
     assert.equal(json(home.home, ['list', '--until', '2020-01-01T00:00:00Z']).count, 0)
   })
 
+  it('a range that ends before it starts is a usage error in flag words, not an empty result', () => {
+    for (const args of [
+      ['search', 'deploys', '--since', 'tomorrow', '--until', 'yesterday'],
+      ['list', '--since', '2026-05-01', '--until', '2026-05-01'],
+    ]) {
+      const r = mem(home.home, args, PIPE)
+      assert.equal(r.code, 2, r.stderr)
+      assert.equal(r.stdout, '')
+      assert.match(
+        r.stderr,
+        /^Error: invalid input: --until must be after --since, or no fact can match \(\S+ is not after \S+\)\n/,
+      )
+    }
+  })
+
   it('an unreadable --since is a usage error that says what would work, also under --json', () => {
     const r = mem(home.home, ['search', 'deploys', '--since', 'the other day-ish'], PIPE)
     assert.equal(r.code, 2)
