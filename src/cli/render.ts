@@ -2,6 +2,7 @@ import type * as v from 'valibot'
 
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
 import {shownOf, type FactEntry} from '../ops/list.js'
+import {whyNothingFound} from '../ops/search.js'
 import {messagesHeading} from '../ops/resume.js'
 import {highlight} from './render-highlight.js'
 import {relativeTime} from './render-time.js'
@@ -65,10 +66,15 @@ function statusText(f: FactEntry, now: Date): string {
   return ''
 }
 
+/** A sentence of its own under a heading, or nothing. */
+function note(text: string): string {
+  return text === '' ? '' : `\n${style('dim', text)}`
+}
+
 export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): string {
   const head = `${style('bold', plural(payload.count, 'fact'))} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
   if (payload.count === 0)
-    return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
+    return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}${note(whyNothingFound(payload.query).trim())}`
   const rows = payload.facts.map((f, i) => [
     style('dim', `${i + 1}.`),
     style('dim', f.id),

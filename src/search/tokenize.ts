@@ -72,6 +72,16 @@ export function analyze(text: string): string[] {
   return terms
 }
 
+/**
+ * Why a query can match nothing whatever is stored, or undefined when it has a word to search
+ * by: a search that finds nothing for "the" should say that "the" is not searched for.
+ */
+export function unsearchable(text: string): 'no words' | 'only stopwords' | undefined {
+  const tokens = tokenize(text)
+  if (tokens.length === 0) return 'no words'
+  return tokens.every((token) => toTerm(token) === null) ? 'only stopwords' : undefined
+}
+
 /** A text's terms, and the words that stem to something other than themselves ("deploys" → "deploi"). */
 export function analyzeWords(text: string): {terms: string[]; surfaces: string[]} {
   const terms: string[] = []

@@ -99,6 +99,14 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
     assert.equal(json(home.home, ['list', '--until', '2020-01-01T00:00:00Z']).count, 0)
   })
 
+  it('a search for words too common to search by says so, though it is no error', () => {
+    assert.equal(
+      ok(home.home, ['search', 'what', 'is', 'it']),
+      'No facts found for "what is it" (agent alice). Its words are all too common to search by: add a word the fact would hold.\n',
+    )
+    assert.equal(json(home.home, ['search', 'the']).count, 0)
+  })
+
   it('a range that ends before it starts is a usage error in flag words, not an empty result', () => {
     for (const args of [
       ['search', 'deploys', '--since', 'tomorrow', '--until', 'yesterday'],

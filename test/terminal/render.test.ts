@@ -79,6 +79,14 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
       unstyled(renderSearch({agent_id: 'alice', query: 'zebra', count: 0, facts: []}, NOW)),
       'No facts found for "zebra" · agent alice',
     )
+    assert.equal(
+      unstyled(renderSearch({agent_id: 'alice', query: 'what is it?', count: 0, facts: []}, NOW)),
+      'No facts found for "what is it?" · agent alice\nIts words are all too common to search by: add a word the fact would hold.',
+    )
+    assert.equal(
+      unstyled(renderSearch({agent_id: 'alice', query: '?!', count: 0, facts: []}, NOW)),
+      'No facts found for "?!" · agent alice\nIt holds no letters or digits to search by.',
+    )
   })
 
   it('list marks replaced and deleted versions', () => {
