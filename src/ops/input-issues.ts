@@ -1,31 +1,61 @@
 import * as v from 'valibot'
 
 /**
+ * What the value checked is, for messages about its keys: the arguments of a tool call
+ * ("unknown argument "x"; memory_search takes …"), or the keys of an import line.
+ */
+export interface Whole {
+  name: string
+  part: 'argument' | 'key'
+}
+
+/**
  * A schema issue as a person reads it: what was wrong and what is allowed. valibot's own
  * wording ("Invalid key: Expected never but received "extra"") describes its internals; the
  * messages our schemas set themselves ("must be between 1 and 100") pass through as they are.
  * Values are named by their type only, so no stored text is ever quoted back.
  */
-export function describeInputIssue(issue: v.BaseIssue<unknown>, schema: v.GenericSchema, tool?: string): string {
+function describeInputIssue(issue: v.BaseIssue<unknown>, schema: v.GenericSchema, whole: Whole): string {
   const where = v.getDotPath(issue)
   const keys = (issue.path ?? []).map((item) => String(item.key))
-  if (issue.message.startsWith('Invalid key:')) return keyIssue(issue, schema, keys, tool)
+  if (issue.message.startsWith('Invalid key:')) return keyIssue(issue, schema, keys, whole)
   if (issue.message.startsWith('Invalid type:')) {
-    const subject = where ?? 'the arguments'
+    const subject = where ?? `the ${whole.part}s`
     return `${subject} must be ${TYPE_WORDS[issue.expected ?? ''] ?? issue.expected}, not ${typeWords(issue.input)}`
   }
   return where ? `${where}: ${issue.message}` : issue.message
 }
 
-function keyIssue(issue: v.BaseIssue<unknown>, schema: v.GenericSchema, keys: string[], tool?: string): string {
+/**
+ * Every issue worth saying, described. An empty string fails each rule after "must not be
+ * empty" too ("agent_id: must not be empty; agent_id: may use letters…"), and only the first is
+ * true of it, so later issues of an empty value are left out.
+ */
+export function describeInputIssues(
+  issues: readonly v.BaseIssue<unknown>[],
+  schema: v.GenericSchema,
+  whole: Whole,
+): string[] {
+  const emptyAt = new Set<string | null>()
+  const telling = issues.filter((issue) => {
+    if (issue.input !== '') return true
+    const where = v.getDotPath(issue)
+    if (emptyAt.has(where)) return false
+    emptyAt.add(where)
+    return true
+  })
+  return telling.map((issue) => describeInputIssue(issue, schema, whole))
+}
+
+function keyIssue(issue: v.BaseIssue<unknown>, schema: v.GenericSchema, keys: string[], whole: Whole): string {
   const key = keys.at(-1) ?? ''
   const parent = keys.slice(0, -1)
   const inside = parent.length === 0 ? '' : ` in ${parent.join('.')}`
   if (issue.expected !== 'never') return `${[...parent, key].join('.')} is required`
   const allowed = Object.keys(entriesAt(schema, parent) ?? {})
-  const who = parent.length === 0 ? (tool ?? 'this call') : parent.join('.')
-  const takes = allowed.length === 0 ? `${who} takes no arguments` : `${who} takes ${allowed.join(', ')}`
-  return `unknown ${parent.length === 0 ? 'argument' : 'key'} ${JSON.stringify(key)}${inside}; ${takes}`
+  const who = parent.length === 0 ? whole.name : parent.join('.')
+  const takes = allowed.length === 0 ? `${who} takes no ${whole.part}s` : `${who} takes ${allowed.join(', ')}`
+  return `unknown ${parent.length === 0 ? whole.part : 'key'} ${JSON.stringify(key)}${inside}; ${takes}`
 }
 
 const TYPE_WORDS: Record<string, string> = {

@@ -5,7 +5,7 @@ import {describeIssue} from '../store/format.js'
 import type {Store} from '../store/store.js'
 import type {UnreadableAgent} from './each-agent.js'
 import {AgentId} from './fields.js'
-import {describeInputIssue} from './input-issues.js'
+import {describeInputIssues} from './input-issues.js'
 
 export interface OperationContext {
   store: Store
@@ -80,7 +80,7 @@ export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, t
   const result = v.safeParse(schema, nullsAsAbsent(schema, raw))
   if (result.success) return result.output
   throw new InputError(
-    `invalid input: ${result.issues.map((i) => describeInputIssue(i, schema, tool)).join('; ')}`,
+    `invalid input: ${describeInputIssues(result.issues, schema, {name: tool ?? 'this call', part: 'argument'}).join('; ')}`,
     Object.keys(entriesOf(schema) ?? {}),
   )
 }

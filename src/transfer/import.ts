@@ -5,7 +5,7 @@ import * as v from 'valibot'
 import {MemError} from '../errors.js'
 import {AgentId} from '../ops/fields.js'
 import {defineOperation, resolveAgent, runOperation, type OperationContext} from '../ops/operation.js'
-import {describeIssue} from '../store/format.js'
+import {describeInputIssues} from '../ops/input-issues.js'
 import {newId} from '../store/ids.js'
 import {isLive} from '../store/records.js'
 import {
@@ -306,9 +306,8 @@ function check<S extends v.GenericSchema>(schema: S, value: unknown, what: strin
   const result = v.safeParse(schema, value)
   if (!result.success)
     throw new Error(
-      `${what}: ${result.issues
+      `${what}: ${describeInputIssues(result.issues, schema, {name: `a ${what} line`, part: 'key'})
         .slice(0, 3)
-        .map((i) => describeIssue(i))
         .join('; ')}`,
     )
   return result.output

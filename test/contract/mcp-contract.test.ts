@@ -158,6 +158,15 @@ for (const store of STORES)
         assert.match(await failure('memory_reflect', {action: 'update', content: 'x'}), /action "update" needs fact_id/)
         assert.match(await failure('memory_search', {query: 'x', agent_id: '../etc'}), /agent_id: may use letters/)
         assert.match(await failure('memory_add', {content: 'x', colour: 'red'}), /colour/)
+        // An empty value breaks every rule of its field, but only "must not be empty" is said of it.
+        assert.equal(
+          await failure('memory_add', {content: 'x', thread: ''}),
+          'invalid input: thread: must not be empty',
+        )
+        assert.equal(
+          await failure('memory_add', {content: 'x', tags: ['']}),
+          'invalid input: tags.0: a tag must not be empty',
+        )
         assert.equal(
           await failure('memory_search', {query: 'x', since: '2027-01-01', until: '2026-01-01'}),
           'invalid input: until must be after since, or no fact can match (2026-01-01 is not after 2027-01-01)',

@@ -107,6 +107,18 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
     assert.equal(json(home.home, ['search', 'the']).count, 0)
   })
 
+  it('an empty --agent, --thread or --tag is said to be empty, and only that', () => {
+    for (const [flag, said] of [
+      ['--agent', '--agent: must not be empty'],
+      ['--thread', '--thread: must not be empty'],
+      ['--tag', '--tag: a tag must not be empty'],
+    ] as const) {
+      const r = mem(home.home, ['add', 'a fact', flag, ''], PIPE)
+      assert.equal(r.code, 2, r.stderr)
+      assert.equal(r.stderr, `Error: invalid input: ${said}\n`)
+    }
+  })
+
   it('a range that ends before it starts is a usage error in flag words, not an empty result', () => {
     for (const args of [
       ['search', 'deploys', '--since', 'tomorrow', '--until', 'yesterday'],

@@ -157,12 +157,14 @@ describe('mem export and mem import (built binary, real files)', () => {
         state: [1],
       }),
       factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RW', 'Bad agent', {agent_id: '../etc'}),
+      factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RX', 'No time', {created_at: undefined}),
+      factLine('01JDQ3P0A7Z3Y1X9W5V2T8S4RY', 'Empty tag', {tags: ['']}),
     ].join('\n')
     const r = mem(dst, ['import', '-'], {input})
     assert.equal(r.code, 2)
     assert.equal(r.stdout, '')
-    assert.match(r.stderr, /10 lines rejected; nothing was imported/)
-    for (const n of [2, 4, 5, 6, 7, 8, 9, 10, 11, 12]) assert.match(r.stderr, new RegExp(`line ${n}: `))
+    assert.match(r.stderr, /12 lines rejected; nothing was imported/)
+    for (const n of [2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]) assert.match(r.stderr, new RegExp(`line ${n}: `))
     assert.doesNotMatch(r.stderr, /line 1: /)
     assert.deepEqual(snapshot(dst), before)
 
@@ -177,10 +179,13 @@ describe('mem export and mem import (built binary, real files)', () => {
     assert.match(byLine[6]!, /content: must be at most 16000 characters/)
     assert.match(byLine[7]!, /tags\.0: a tag must not contain spaces/)
     assert.match(byLine[8]!, /created_at: must be an ISO 8601 time/)
-    assert.match(byLine[9]!, /colour/)
+    assert.match(byLine[9]!, /^fact: unknown key "colour"; a fact line takes id, content, tags, created_at\b/)
     assert.match(byLine[10]!, /already given on line 1 with different content/)
     assert.match(byLine[11]!, /state: must be a JSON object/)
     assert.match(byLine[12]!, /agent_id: may use letters/)
+    // In words, never the validator's ("Invalid key: Expected …"), and an empty tag is only said to be empty.
+    assert.equal(byLine[13], 'fact: created_at is required')
+    assert.equal(byLine[14], 'fact: tags.0: a tag must not be empty')
     assert.deepEqual(snapshot(dst), before)
   })
 

@@ -77,7 +77,7 @@ describe('mem import of the MCP memory server file', () => {
     ].join('\n')
     const r = mem(h.home, ['import', '-'], {input})
     assert.equal(r.code, 2)
-    assert.match(r.stderr, /line 5: entity: observations: /)
+    assert.match(r.stderr, /line 5: entity: observations must be an array, not a string\n/)
     assert.match(r.stderr, /line 6: relation: to: must not be empty/)
     assert.match(r.stderr, /line 7: entityType "x+" as a tag: a tag must be at most 64 characters/)
     assert.deepEqual(snapshot(h.home), {})
