@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs'
 
 import {describeErrno, MemError} from '../errors.js'
+import {describeJsonError} from '../store/json-position.js'
 
 /** Reads all of stdin; undefined when stdin is a terminal (nothing was piped). */
 export async function readStdin(): Promise<string | undefined> {
@@ -20,12 +21,16 @@ export function readTextFile(path: string, what: string): string {
   }
 }
 
-/** Decodes JSON text given on the command line; the operation then checks its shape. */
-export function parseJsonText(text: string, what: string): unknown {
+/**
+ * Decodes JSON text given on the command line; the operation then checks its shape. `source`
+ * names where the text came from as the user gave it ("--state", "the state on stdin"). Where
+ * it stops being JSON is said as a line and column, never by quoting it.
+ */
+export function parseJsonText(text: string, source: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new MemError('invalid_input', `${what} is not valid JSON (${(error as Error).message})`)
+    throw new MemError('invalid_input', `${source}: ${describeJsonError(text, (error as Error).message)}`)
   }
 }
 

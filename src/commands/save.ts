@@ -5,6 +5,11 @@ import {parseJsonText, readStdin, readTextFile} from '../cli/input.js'
 import {MemError} from '../errors.js'
 import {checkpointSave} from '../ops/index.js'
 
+interface Sourced {
+  text: string
+  source: string
+}
+
 export default class Save extends MemCommand {
   static override summary = "Save a checkpoint of a task's state."
   static override description =
@@ -33,31 +38,37 @@ export default class Save extends MemCommand {
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(Save)
-    const stateText = await this.stateText(flags.state, flags['state-file'])
-    const messagesText =
-      flags.messages ??
-      (flags['messages-file'] === undefined ? undefined : readTextFile(flags['messages-file'], 'messages'))
+    const state = await this.stateText(flags.state, flags['state-file'])
+    const messages = this.messagesText(flags.messages, flags['messages-file'])
     return this.runOp(
       checkpointSave,
       {
         agent_id: flags.agent,
-        state: parseJsonText(stateText, 'state'),
-        messages: messagesText === undefined ? undefined : parseJsonText(messagesText, 'messages'),
+        state: parseJsonText(state.text, state.source),
+        messages: messages === undefined ? undefined : parseJsonText(messages.text, messages.source),
         label: flags.label,
       },
       flags.agent,
     )
   }
 
-  private async stateText(inline: string | undefined, file: string | undefined): Promise<string> {
-    if (inline !== undefined) return inline
-    const text = file !== undefined && file !== '-' ? readTextFile(file, 'state') : await readStdin()
+  /** The state's text, and where it came from in the words of the flags, for an error about it. */
+  private async stateText(inline: string | undefined, file: string | undefined): Promise<Sourced> {
+    if (inline !== undefined) return {text: inline, source: '--state'}
+    const fromFile = file !== undefined && file !== '-'
+    const text = fromFile ? readTextFile(file, 'state') : await readStdin()
     if (text === undefined || text.trim() === '') {
       throw new MemError(
         'invalid_input',
         'no state given: pass --state JSON, --state-file FILE, or pipe a JSON object on stdin',
       )
     }
-    return text
+    return {text, source: fromFile ? `the state file ${file}` : 'the state on stdin'}
+  }
+
+  private messagesText(inline: string | undefined, file: string | undefined): Sourced | undefined {
+    if (inline !== undefined) return {text: inline, source: '--messages'}
+    if (file === undefined) return undefined
+    return {text: readTextFile(file, 'messages'), source: `the messages file ${file}`}
   }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../../src/ops/index.js'
@@ -105,6 +106,33 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
       'No facts found for "what is it" (agent alice). Its words are all too common to search by: add a word the fact would hold.\n',
     )
     assert.equal(json(home.home, ['search', 'the']).count, 0)
+  })
+
+  it('state that is not JSON is refused naming where it came from and where it breaks, never quoting it', () => {
+    const state = join(home.home, 'state.json')
+    writeFileSync(state, '{"token": "s3cr3t",\n}')
+    const cases = [
+      [['save', '--state', '{"token": "s3cr3t" x}'], '--state: it is not valid JSON at line 1, column 20'],
+      [
+        ['save', '--state-file', state],
+        `the state file ${state}: it is not valid JSON at line 2, column 1 (a comma before a closing bracket)`,
+      ],
+      [
+        ['save', '--state', '{}', '--messages', '[1,'],
+        '--messages: it is not valid JSON: it ends too early (line 1, column 4)',
+      ],
+    ] as const
+    for (const [args, said] of cases) {
+      const r = mem(home.home, [...args], PIPE)
+      assert.equal(r.code, 2, r.stderr)
+      assert.equal(r.stderr, `Error: ${said}\n`)
+      assert.doesNotMatch(r.stderr, /s3cr3t/)
+    }
+    const piped = mem(home.home, ['save'], {...PIPE, input: '{"step":'})
+    assert.equal(
+      piped.stderr,
+      'Error: the state on stdin: it is not valid JSON: it ends too early (line 1, column 9)\n',
+    )
   })
 
   it('an empty --agent, --thread or --tag is said to be empty, and only that', () => {
