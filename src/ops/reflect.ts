@@ -1,10 +1,12 @@
+import {isDeepStrictEqual} from 'node:util'
+
 import * as v from 'valibot'
 
 import {InputError} from '../errors.js'
 import {AgentId, Content, FactId, Tags, Thread} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent, type OperationContext} from './operation.js'
-import type {FactRecord} from '../store/records.js'
+import {isLive, type FactRecord} from '../store/records.js'
 
 export const REFLECT_ACTIONS = ['add', 'update', 'delete', 'merge'] as const
 
@@ -21,6 +23,11 @@ const Input = v.strictObject({
     v.pipe(
       v.array(FactId),
       v.minLength(2, 'merge needs at least two fact ids'),
+      // The same id twice is a slip (a pasted id), not a merge: one fact is changed with update.
+      v.check(
+        (ids) => ids.length < 2 || new Set(ids).size >= 2,
+        'merge needs at least two different fact ids, and these are all one; to change one fact, use update',
+      ),
       v.maxLength(LIMITS.mergeCount, `at most ${LIMITS.mergeCount} fact ids`),
       v.description('The facts to merge (at least two).'),
     ),
@@ -84,10 +91,25 @@ async function apply(
           : []
       const tags = input.tags ?? [...new Set(replaced.flatMap((f) => f.tags))]
       const thread = input.thread ?? sharedThread(replaced)
+      if (input.action === 'update') {
+        const current = replaced[0] ?? (await store.getFact(agent, ids[0]!))
+        if (unchanged(current, input.content!, tags, thread)) return {fact_id: current.id, duplicate: true as const}
+      }
       const fact = await store.supersede(agent, ids, {content: input.content!, tags, thread, reason: input.reason})
       return {fact_id: fact.id, supersedes: ids}
     }
   }
+}
+
+/**
+ * An update that would store what the live fact already holds, text, tags and thread alike,
+ * changes nothing: a version identical to the one it replaces would only lengthen the history.
+ * A change of case or spacing is a change here, unlike for the duplicate guard of add.
+ */
+function unchanged(fact: FactRecord, content: string, tags: readonly string[], thread: string | undefined): boolean {
+  return (
+    isLive(fact) && fact.content === content && fact.thread === thread && isDeepStrictEqual([...fact.tags], [...tags])
+  )
 }
 
 /**
@@ -117,7 +139,10 @@ export const memoryReflect = defineOperation({
     ok: v.literal(true),
     fact_id: v.string(),
     supersedes: v.optional(v.array(v.string())),
-    /** Only for add: a live fact already said the same, and fact_id is that fact. */
+    /**
+     * add: a live fact already said the same, and fact_id is that fact. update: the fact already
+     * held this text, tags and thread, so nothing was changed and fact_id is that fact, still live.
+     */
     duplicate: v.optional(v.literal(true)),
   }),
   async handler(ctx, input) {
@@ -135,6 +160,8 @@ export const memoryReflect = defineOperation({
       case 'delete':
         return `Deleted fact ${payload.fact_id} for agent ${payload.agent}.`
       case 'update':
+        if (payload.duplicate)
+          return `Fact ${payload.fact_id} of agent ${payload.agent} already says this, with the same tags and thread; nothing was changed.`
         return `Updated fact ${payload.supersedes?.[0]}: the new version is ${payload.fact_id} (agent ${payload.agent}).`
       case 'merge':
         return `Merged facts ${payload.supersedes?.join(', ')} into ${payload.fact_id} (agent ${payload.agent}).`

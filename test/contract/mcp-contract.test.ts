@@ -142,6 +142,44 @@ for (const store of STORES)
         assert.equal(added.action, 'add')
       })
 
+      it('an update that changes nothing stores no version; one that changes only case does', async () => {
+        const fact = await success('memory_add', {agent_id: 'cleo', content: 'Standup at ten', tags: ['team']})
+        const same = {agent_id: 'cleo', action: 'update', fact_id: fact.fact_id, content: 'Standup at ten'}
+        const noop = await success('memory_reflect', same)
+        assert.deepEqual(
+          {fact_id: noop.fact_id, duplicate: noop.duplicate, supersedes: noop.supersedes},
+          {fact_id: fact.fact_id, duplicate: true, supersedes: undefined},
+        )
+        const found = await suite.mcp.call('memory_search', {agent_id: 'cleo', query: 'standup'})
+        assert.deepEqual(
+          (found.structuredContent as {facts: {id: string}[]}).facts.map((f) => f.id),
+          [fact.fact_id],
+        )
+        const recased = await success('memory_reflect', {...same, content: 'standup at ten'})
+        assert.deepEqual(recased.supersedes, [fact.fact_id])
+        assert.equal(recased.duplicate, undefined)
+        const retagged = await success('memory_reflect', {
+          ...same,
+          fact_id: recased.fact_id,
+          content: 'standup at ten',
+          tags: [],
+        })
+        assert.deepEqual(retagged.supersedes, [recased.fact_id])
+      })
+
+      it('a merge of one fact given twice is refused, naming update', async () => {
+        const fact = await success('memory_add', {agent_id: 'cleo', content: 'Retro on Fridays'})
+        assert.equal(
+          await failure('memory_reflect', {
+            agent_id: 'cleo',
+            action: 'merge',
+            fact_ids: [fact.fact_id, fact.fact_id],
+            content: 'x',
+          }),
+          'invalid input: fact_ids: merge needs at least two different fact ids, and these are all one; to change one fact, use update',
+        )
+      })
+
       it('an unknown fact id is a not-found tool error', async () => {
         const text = await failure('memory_reflect', {action: 'delete', fact_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV'})
         assert.equal(text, 'No fact "01ARZ3NDEKTSV4RRFFQ69G5FAV" found for agent "alice".')

@@ -135,6 +135,15 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
     )
   })
 
+  it('reflect update to the text a fact already holds changes nothing, and history keeps one version', () => {
+    const {fact_id: id} = json(home.home, ['add', 'Lunch is at noon', '--agent', 'ivy']) as {fact_id: string}
+    assert.equal(
+      ok(home.home, ['reflect', 'update', '--fact', id, '--content', 'Lunch is at noon', '--agent', 'ivy']),
+      `Fact ${id} of agent ivy already says this, with the same tags and thread; nothing was changed.\n`,
+    )
+    assert.equal(json(home.home, ['history', id, '--agent', 'ivy']).count, 1)
+  })
+
   it('an empty --agent, --thread or --tag is said to be empty, and only that', () => {
     for (const [flag, said] of [
       ['--agent', '--agent: must not be empty'],
