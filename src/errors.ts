@@ -108,6 +108,8 @@ const ERRNO_WORDS: Record<string, string> = {
   ENFILE: 'too many open files on the system',
   EBUSY: 'the file is busy',
   ENAMETOOLONG: 'the name is too long',
+  EADDRINUSE: 'another program already listens on that port',
+  EADDRNOTAVAIL: 'this machine has no such address',
 }
 
 /** An errno code in words, with the code itself for searching: "no space left on device (ENOSPC)". */

@@ -265,7 +265,29 @@ describe('mem mcp serve --http: where it listens', function () {
       const stray = mem(temp.home, ['mcp', 'serve', '--allow-remote'])
       assert.equal(stray.code, 2)
       assert.match(stray.stderr, /--allow-remote applies only with --http/)
+      // Flags with a default count too when typed: without --http, --port would leave a stdio server waiting.
+      const port = mem(temp.home, ['mcp', 'serve', '--port', '8080', '--host=127.0.0.1'])
+      assert.equal(port.code, 2)
+      assert.equal(port.stderr, 'Error: --port, --host apply only with --http; add --http or leave them out\n')
     } finally {
+      temp.cleanup()
+    }
+  })
+
+  it('a port another server holds is named in the error, and the first server keeps serving', async () => {
+    const temp = tempHome()
+    const first = await startHttpServe(temp.home)
+    try {
+      const port = new URL(first.url).port
+      const second = mem(temp.home, ['mcp', 'serve', '--http', '--port', port])
+      assert.equal(second.code, 1)
+      assert.equal(
+        second.stderr,
+        `Error: could not listen on 127.0.0.1:${port}: another program already listens on that port (EADDRINUSE)\n`,
+      )
+      assert.equal(first.child.exitCode, null)
+    } finally {
+      await first.stop()
       temp.cleanup()
     }
   })

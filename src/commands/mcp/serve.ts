@@ -98,9 +98,9 @@ export default class McpServe extends MemCommand {
   }
 
   async run(): Promise<void> {
-    const {flags} = await this.parse(McpServe)
+    const {flags, raw} = await this.parse(McpServe)
     if (flags.http) return this.serveHttp(flags)
-    rejectHttpOnly(flags)
+    rejectHttpOnly(raw)
     // The SDK is loaded here only, so that no other command pays for it.
     const [{createServer}, {StdioServerTransport}] = await Promise.all([
       import('../../mcp/server.js'),
@@ -187,11 +187,21 @@ export default class McpServe extends MemCommand {
   }
 }
 
-/** HTTP flags given without --http would be ignored silently; say so instead. */
-function rejectHttpOnly(flags: ServeFlags): void {
-  const given = (['allow-remote', 'tls-cert', 'tls-proxy', 'allowed-host', 'allowed-origin'] as const).filter(
-    (f) => flags[f] !== undefined && flags[f] !== false,
-  )
+/**
+ * HTTP flags given without --http would be ignored silently, and `mem mcp serve --port 8080`
+ * would sit waiting on stdin: say so instead. The flags the user typed are read from the
+ * parse's tokens, since the ones with a default (--port, --host) are always set.
+ */
+function rejectHttpOnly(raw: Interfaces.ParserOutput['raw']): void {
+  const given = [
+    ...new Set(
+      raw.flatMap((token) =>
+        token.type === 'flag' && McpServe.flags[token.flag as keyof typeof McpServe.flags]?.helpGroup === 'HTTP'
+          ? [token.flag]
+          : [],
+      ),
+    ),
+  ]
   const one = given.length === 1
   if (given.length > 0)
     throw new MemError(

@@ -10,6 +10,7 @@ import type {AddressInfo, Socket} from 'node:net'
 import {WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 
 import {defaultAgentFor} from '../../auth/agent-patterns.js'
+import {describeErrno, MemError} from '../../errors.js'
 import {TokenRegistry, type TokenRecord} from '../../auth/tokens.js'
 import type {Store} from '../../store/store.js'
 import {scopedStore} from '../access.js'
@@ -346,9 +347,16 @@ function reply(res: ServerResponse, status: number, body: object, headers: Recor
 
 function listen(http: NodeServer, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    http.once('error', reject)
+    // Node says only "listen EADDRINUSE"; name the address, so a second server or a busy port is plain.
+    const failed = (error: NodeJS.ErrnoException) =>
+      reject(
+        typeof error.code === 'string'
+          ? new MemError('io_error', `could not listen on ${bracketed(host)}:${port}: ${describeErrno(error.code)}`)
+          : error,
+      )
+    http.once('error', failed)
     http.listen(port, host, () => {
-      http.off('error', reject)
+      http.off('error', failed)
       resolve()
     })
   })
