@@ -85,6 +85,31 @@ describe('the command line parses as people type it', () => {
     })
   }
 
+  it("a flag rule that fails is said as the rule alone, without oclif's preamble, piped or at a terminal", () => {
+    const missing = mem(home.home, ['store', 'copy'])
+    assert.equal(missing.code, 2)
+    assert.equal(missing.stderr, 'Error: --to is required (see mem store copy --help)\n')
+    const both = mem(home.home, [
+      'save',
+      '--state',
+      '{}',
+      '--state-file',
+      's.json',
+      '--messages',
+      '[]',
+      '--messages-file',
+      'm.json',
+    ])
+    assert.equal(both.code, 2)
+    assert.equal(
+      both.stderr,
+      'Error: --messages-file=m.json cannot also be provided when using --messages; --state-file=s.json cannot also be provided when using --state (see mem save --help)\n',
+    )
+    const shown = memAtTerminal(home.home, ['store', 'copy'])
+    assert.equal(shown.code, 2)
+    assert.equal(shown.stdout, 'Error: --to is required (see mem store copy --help)\n')
+  })
+
   it('mem add at a terminal with no text says where the text goes, and stores nothing', () => {
     const r = memAtTerminal(home.home, ['add'])
     assert.equal(r.code, 2, r.stdout)
