@@ -2,8 +2,8 @@ import type * as v from 'valibot'
 
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
 import {shownOf, type FactEntry} from '../ops/list.js'
-import {whyNothingFound} from '../ops/search.js'
 import {messagesHeading} from '../ops/resume.js'
+import {unsearchable} from '../search/tokenize.js'
 import {highlight} from './render-highlight.js'
 import {relativeTime} from './render-time.js'
 import {style, unstyled} from './terminal-style.js'
@@ -66,15 +66,25 @@ function statusText(f: FactEntry, now: Date): string {
   return ''
 }
 
-/** A sentence of its own under a heading, or nothing. */
-function note(text: string): string {
-  return text === '' ? '' : `\n${style('dim', text)}`
+/**
+ * Why a search found nothing when the query itself could match nothing, on a line of its own,
+ * so that a search for "the" or "what is it" is not read as an empty memory. Only at a
+ * terminal: the plain prose of an empty search is a contract (docs/api-stability.md).
+ */
+function whyNothingFound(query: string): string {
+  const why = unsearchable(query)
+  if (why === undefined) return ''
+  const text =
+    why === 'no words'
+      ? 'It holds no letters or digits to search by.'
+      : 'Its words are all too common to search by: add a word the fact would hold.'
+  return `\n${style('dim', text)}`
 }
 
 export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): string {
   const head = `${style('bold', plural(payload.count, 'fact'))} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
   if (payload.count === 0)
-    return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}${note(whyNothingFound(payload.query).trim())}`
+    return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}${whyNothingFound(payload.query)}`
   const rows = payload.facts.map((f, i) => [
     style('dim', `${i + 1}.`),
     style('dim', f.id),

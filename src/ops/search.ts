@@ -1,7 +1,5 @@
 import * as v from 'valibot'
 
-import {unsearchable} from '../search/tokenize.js'
-
 import {AgentId, Tags, Timestamp} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
@@ -25,17 +23,6 @@ export const FactHit = v.object({
     ),
   ),
 })
-
-/**
- * What to say after "No facts found" when the query itself could match nothing, so that a
- * search for "the" or "what is it" is not read as an empty memory. Empty for any other query.
- */
-export function whyNothingFound(query: string): string {
-  const why = unsearchable(query)
-  if (why === 'no words') return ' It holds no letters or digits to search by.'
-  if (why === 'only stopwords') return ' Its words are all too common to search by: add a word the fact would hold.'
-  return ''
-}
 
 export const memorySearch = defineOperation({
   tool: 'memory_search',
@@ -104,8 +91,7 @@ export const memorySearch = defineOperation({
     return {agent_id, query: input.query, count: facts.length, facts}
   },
   prose(payload) {
-    if (payload.count === 0)
-      return `No facts found for "${payload.query}" (agent ${payload.agent_id}).${whyNothingFound(payload.query)}`
+    if (payload.count === 0) return `No facts found for "${payload.query}" (agent ${payload.agent_id}).`
     const noun = payload.count === 1 ? 'fact' : 'facts'
     const lines = payload.facts.map(
       (f, i) =>

@@ -5,6 +5,8 @@ import {join} from 'node:path'
 import {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../../src/ops/index.js'
 import {modulesResolvedBy, packagesAmong} from '../helpers/loads.js'
 import {BIN, ROOT, mem, tempHome} from '../helpers/mem.js'
+import {memAtTerminal} from '../helpers/terminal.js'
+import {unstyled} from '../../src/cli/terminal-style.js'
 
 /** The environment of a pipe: no NO_COLOR, so only the pipe itself keeps colour away. */
 const PIPE = {env: {NO_COLOR: undefined, MEM_AGENT: 'alice'}}
@@ -100,11 +102,14 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
     assert.equal(json(home.home, ['list', '--until', '2020-01-01T00:00:00Z']).count, 0)
   })
 
-  it('a search for words too common to search by says so, though it is no error', () => {
+  it('at a terminal, a search for words too common to search by says so; the piped prose stays as it was', () => {
+    const shown = memAtTerminal(home.home, ['search', 'what', 'is', 'it'], {MEM_AGENT: 'alice', NO_COLOR: undefined})
+    assert.equal(shown.code, 0, shown.stdout)
     assert.equal(
-      ok(home.home, ['search', 'what', 'is', 'it']),
-      'No facts found for "what is it" (agent alice). Its words are all too common to search by: add a word the fact would hold.\n',
+      unstyled(shown.stdout),
+      'No facts found for "what is it" · agent alice\nIts words are all too common to search by: add a word the fact would hold.\n',
     )
+    assert.equal(ok(home.home, ['search', 'what', 'is', 'it']), 'No facts found for "what is it" (agent alice).\n')
     assert.equal(json(home.home, ['search', 'the']).count, 0)
   })
 
@@ -136,12 +141,17 @@ describe('everyday commands through the built binary (stdout is a pipe)', () => 
   })
 
   it('reflect update to the text a fact already holds changes nothing, and history keeps one version', () => {
-    const {fact_id: id} = json(home.home, ['add', 'Lunch is at noon', '--agent', 'ivy']) as {fact_id: string}
-    assert.equal(
-      ok(home.home, ['reflect', 'update', '--fact', id, '--content', 'Lunch is at noon', '--agent', 'ivy']),
-      `Fact ${id} of agent ivy already says this, with the same tags and thread; nothing was changed.\n`,
-    )
-    assert.equal(json(home.home, ['history', id, '--agent', 'ivy']).count, 1)
+    const own = tempHome()
+    try {
+      const {fact_id: id} = json(own.home, ['add', 'Lunch is at noon']) as {fact_id: string}
+      assert.equal(
+        ok(own.home, ['reflect', 'update', '--fact', id, '--content', 'Lunch is at noon']),
+        `Fact ${id} of agent alice already says this, with the same tags and thread; nothing was changed.\n`,
+      )
+      assert.equal(json(own.home, ['history', id]).count, 1)
+    } finally {
+      own.cleanup()
+    }
   })
 
   it('an empty --agent, --thread or --tag is said to be empty, and only that', () => {
