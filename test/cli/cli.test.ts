@@ -150,7 +150,7 @@ describe('mem CLI (spawned binary, temp MEM_HOME)', () => {
         'state that is not JSON',
         ['save', '--agent', 'alice', '--state', '{step: 1}'],
         undefined,
-        /state is not valid JSON/,
+        /--state: it is not valid JSON at line 1, column 2/,
       ],
       ['no state at all', ['save', '--agent', 'alice'], '', /no state given/],
       [
