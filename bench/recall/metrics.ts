@@ -59,9 +59,15 @@ export function scoreByCategory(outcomes: Outcome[], categories: readonly string
 
 export const mrr = (x: number): string => x.toFixed(3).replace(/^0/, '')
 
-/** Ours next to the baseline, per category: each cell "ours / baseline". */
-export function formatSideBySide(title: string, ours: Map<string, Scores>, base: Map<string, Scores>): string {
-  const sessions = [...ours.values()].some((s) => s.sessionAny10 !== undefined)
+/** One retriever's figures per category, and the short name its column goes by. */
+export interface Column {
+  label: string
+  scores: Map<string, Scores>
+}
+
+/** mem next to the baselines, per category: each cell "mem / first baseline / second …". */
+export function formatSideBySide(title: string, columns: readonly Column[]): string {
+  const sessions = columns.some((c) => [...c.scores.values()].some((s) => s.sessionAny10 !== undefined))
   const head = [
     'category',
     'n',
@@ -73,7 +79,7 @@ export function formatSideBySide(title: string, ours: Map<string, Scores>, base:
     ...(sessions ? ['session any@10'] : []),
   ]
   const lines = [
-    `### ${title} (mem / plain BM25)`,
+    `### ${title} (${columns.map((c) => c.label).join(' / ')})`,
     '',
     `| ${head.join(' | ')} |`,
     `| --- |${head
@@ -81,26 +87,22 @@ export function formatSideBySide(title: string, ours: Map<string, Scores>, base:
       .map(() => ' ---: |')
       .join('')}`,
   ]
-  for (const [category, s] of ours) {
-    const b = base.get(category)!
-    const pair = (x: number, y: number) => `${x.toFixed(1)} / ${y.toFixed(1)}`
+  for (const [category, first] of columns[0]!.scores) {
+    const all = columns.map((c) => c.scores.get(category)!)
+    const cell = (f: (s: Scores) => number) => all.map((s) => f(s).toFixed(1)).join(' / ')
     const cells = [
       category,
-      String(s.n),
-      pair(s.any5, b.any5),
-      pair(s.any10, b.any10),
-      pair(s.frac5, b.frac5),
-      pair(s.frac10, b.frac10),
-      `${mrr(s.mrr10)} / ${mrr(b.mrr10)}`,
+      String(first.n),
+      cell((s) => s.any5),
+      cell((s) => s.any10),
+      cell((s) => s.frac5),
+      cell((s) => s.frac10),
+      all.map((s) => mrr(s.mrr10)).join(' / '),
     ]
-    if (sessions) cells.push(pair(s.sessionAny10 ?? 0, b.sessionAny10 ?? 0))
+    if (sessions) cells.push(cell((s) => s.sessionAny10 ?? 0))
     lines.push(`| ${cells.join(' | ')} |`)
   }
-  const all = ours.get('all')!
-  const baseAll = base.get('all')!
-  lines.push(
-    '',
-    `Returned facts, not marked as context, that share no word with the question: mem ${all.strays.toFixed(1)}%, plain BM25 ${baseAll.strays.toFixed(1)}%.`,
-  )
+  const strays = columns.map((c) => `${c.label} ${c.scores.get('all')!.strays.toFixed(1)}%`).join(', ')
+  lines.push('', `Returned facts, not marked as context, that share no word with the question: ${strays}.`)
   return lines.join('\n')
 }
