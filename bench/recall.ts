@@ -11,13 +11,15 @@
  *
  * Prints, per category, mem next to two baselines from the same run: plain BM25 (MiniSearch's
  * defaults) and tuned BM25 (with stopwords, prefixes and typos: the one the sets' READMEs quote
- * for the halves kept aside, so figures here can be set beside those), and the share of returned
- * facts (not marked as context) that share no word with the question. --ablate adds, per set,
+ * for the halves kept aside, so figures here can be set beside those), the share of returned
+ * facts (not marked as context) that share no word with the question, and mem's lead over tuned
+ * BM25 with a 90 % interval. --ablate adds, per set,
  * one line per ranking feature switched off (on mem's index, fed as the operations feed it).
  * --per-agent adds, for sets of a few large agents (the LoCoMo conversations), mem's figures on
  * each: how far they spread says how much a figure may move on conversations kept aside.
  */
 import {DEFAULT_TUNING} from '../src/search/fact-index.js'
+import {formatLead} from './recall/lead.js'
 import {formatSideBySide, mrr, score, scoreByCategory} from './recall/metrics.js'
 import {memIndex, memOperations, plainBm25, tunedBm25, type RetrieverKind} from './recall/retrievers.js'
 import {evaluate, type Outcome} from './recall/run.js'
@@ -40,13 +42,15 @@ for (const [name, load] of Object.entries(loaders)) {
   const outcomes = await evaluate(memOperations, set)
   const ours = scoreByCategory(outcomes, set.categories)
   const seconds = (performance.now() - started) / 1000
+  const tuned = await evaluate(tunedBm25, set)
   const columns = [
     {label: 'mem', scores: ours},
     {label: 'plain BM25', scores: scoreByCategory(await evaluate(plainBm25, set), set.categories)},
-    {label: 'tuned BM25', scores: scoreByCategory(await evaluate(tunedBm25, set), set.categories)},
+    {label: 'tuned BM25', scores: scoreByCategory(tuned, set.categories)},
   ]
   console.log(formatSideBySide(set.name, columns))
   console.log(`\n(mem: ${seconds.toFixed(1)} s to load and search)\n`)
+  console.log(formatLead(set.name, outcomes, tuned, 'tuned BM25'))
   if (process.argv.includes('--per-agent'))
     console.log(
       set.haystacks.length <= 10
