@@ -13,8 +13,8 @@
  * defaults) and tuned BM25 (with stopwords, prefixes and typos: the one the sets' READMEs quote
  * for the halves kept aside, so figures here can be set beside those), the share of returned
  * facts (not marked as context) that share no word with the question, and mem's lead over tuned
- * BM25 with a 90 % interval. --ablate adds, per set,
- * one line per ranking feature switched off (on mem's index, fed as the operations feed it).
+ * BM25 with a 90 % interval. --ablate adds, per set, one line per ranking feature switched off
+ * (on mem's index, fed as the operations feed it), and both baselines.
  * --per-agent adds, for sets of a few large agents (the LoCoMo conversations), mem's figures on
  * each: how far they spread says how much a figure may move on conversations kept aside.
  */
