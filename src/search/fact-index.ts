@@ -2,11 +2,11 @@ import {Accumulator} from './accumulator.js'
 import {rankingFeatures, type Ranking, type RankingFeature} from './features/index.js'
 import {InvertedIndex, type Bm25, type CompactDocs, type PlainCompactDocs} from './inverted-index.js'
 import type {Lines} from './lines.js'
-import {endsWithQuestion} from './questions.js'
+import {closingQuestion, endsWithQuestion} from './questions.js'
 import {SlotTexts, strictlySorted} from './slot-texts.js'
 import {Threads} from './threads.js'
 import {topK} from './top-k.js'
-import {analyzeWords, queryWords} from './tokenize.js'
+import {analyze, analyzeWords, queryWords, type QueryWord} from './tokenize.js'
 import type {LooseRules} from './loose-match.js'
 
 /** What the index needs to know about a live fact. */
@@ -165,13 +165,14 @@ export class FactIndex {
   add(fact: IndexedFact): void {
     const content = analyzeWords(fact.content)
     const tags = analyzeWords(fact.tags.join(' '))
+    const question = closingQuestion(fact.content)
     const terms = [...content.terms, ...tags.terms]
     const surfaces = [...content.surfaces, ...tags.surfaces]
     // An edited fact takes a new slot: postings keep a removed slot's entries until a sweep, and
     // a slot that came back to life would count them beside its new ones.
     this.remove(fact.id)
     const slot = this.ids.length
-    this.index.add(slot, terms, surfaces)
+    this.index.add(slot, terms, surfaces, question === undefined ? [] : analyze(question))
     this.ensureSlots(slot + 1)
     this.ids.push(fact.id)
     this.createdAt.push(fact.created_at)
@@ -217,9 +218,9 @@ export class FactIndex {
         scores: acc.scores,
         contextFor: new Map(),
         accept,
+        asksAbout: this.asksAbout(terms),
         facts: {
           times: this.times,
-          asks: this.asks,
           prev: this.threads.prev,
           next: this.threads.next,
           threads: this.threads.names.length,
@@ -241,6 +242,24 @@ export class FactIndex {
     } finally {
       // Clears every candidate's score, those a feature brought in too.
       acc.reset()
+    }
+  }
+
+  /**
+   * Whether a fact's closing question holds a word of the query (by term): looked up on the
+   * first call of a search, since most searches reach no fact that asks.
+   */
+  private asksAbout(words: readonly QueryWord[]): (slot: number) => boolean {
+    let asking: Set<number> | undefined
+    return (slot) => {
+      if (this.asks[slot] !== 1) return false
+      if (asking === undefined) {
+        const found = new Set<number>()
+        for (const word of words)
+          if (word.term !== undefined && !word.partial) this.index.askedAbout(word.term, (s) => found.add(s))
+        asking = found
+      }
+      return asking.has(slot)
     }
   }
 

@@ -45,6 +45,14 @@ interface Postings {
 }
 
 /**
+ * The mark of a term of the question a document ends with, kept beside its words as `?term`:
+ * no word holds a `?`, so no query word matches it, and it counts in no document's length. It
+ * tells which documents ask about a query word (a question hands its score to its reply only
+ * then), and is saved and loaded with the other terms.
+ */
+const ASKED = '?'
+
+/**
  * An index in a form that loads without tokenising or building anything per document or per
  * term: `terms` sorted, term t's postings [document, tf, ...] in document order at
  * postings[starts[t]..starts[t+1]), and document i of `lengths[i]` terms in all. Terms and
@@ -121,8 +129,11 @@ export class InvertedIndex {
     return this.live
   }
 
-  /** Indexes a document under a free `slot` from its analysed terms, repeats included, and the words that stem to other terms. */
-  add(slot: number, terms: readonly string[], surfaces: readonly string[] = []): void {
+  /**
+   * Indexes a document under a free `slot` from its analysed terms, repeats included, the words
+   * that stem to other terms, and the terms of the question it ends with (see {@link ASKED}).
+   */
+  add(slot: number, terms: readonly string[], surfaces: readonly string[] = [], asked: readonly string[] = []): void {
     for (const word of surfaces) {
       if (this.hasSurface(word)) continue
       this.surfaces.add(word)
@@ -133,6 +144,7 @@ export class InvertedIndex {
     }
     const counts = new Map<string, number>()
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1)
+    for (const t of asked) counts.set(ASKED + t, (counts.get(ASKED + t) ?? 0) + 1)
     let i = this.docs.reserve(counts.size * 2)
     const from = i
     for (const [text, tf] of counts) {
@@ -285,7 +297,7 @@ export class InvertedIndex {
         this.keys,
         options,
         exact !== undefined,
-        (key) => this.postingsOfKey(key).length > 0,
+        (key) => !key.startsWith(ASKED) && this.postingsOfKey(key).length > 0,
         (key) => this.isWritten(key),
       )) {
         for (const p of this.postingsOfKey(key)) if ((weights.get(p) ?? 0) < weight) weights.set(p, weight)
@@ -299,6 +311,15 @@ export class InvertedIndex {
       if (p.dead > 0) this.sweep(p)
       return {p, weight: p === exact ? idfOf(p) : Math.min(weight * idfOf(p), cap), q}
     })
+  }
+
+  /** Calls `visit` with each document whose closing question holds `term`. */
+  askedAbout(term: string, visit: (slot: number) => void): void {
+    const p = this.lookup(ASKED + term)
+    if (!p) return
+    this.read(p)
+    if (p.dead > 0) this.sweep(p)
+    for (let i = 0; i < p.size; i += 2) visit(p.entries[i]!)
   }
 
   /**

@@ -399,6 +399,45 @@ describe('FactIndex context and dates', () => {
     assert.notEqual(plain.search("Who performed at the concert for the daughter's birthday?", {limit: 3})[0]?.id, 'a')
   })
 
+  it('a turn that tells, then asks about something else, keeps its score: its reply gets the usual half', () => {
+    const index = new FactIndex()
+    index.add({
+      id: 'told',
+      content: 'I bought a coffee maker three weeks ago. Any cleaning tips?',
+      tags: [],
+      created_at: at(0),
+      thread: 'chat',
+    })
+    index.add({
+      id: 'reply',
+      content: 'Descale it monthly with vinegar and water.',
+      tags: [],
+      created_at: at(1),
+      thread: 'chat',
+    })
+    const when = index.search('When did I buy the coffee maker?', {limit: 2})
+    assert.deepEqual(
+      when.map((h) => h.id),
+      ['told', 'reply'],
+    )
+    // Half, to the 4 places scores are rounded to.
+    assert.ok(Math.abs(when[1]!.score - when[0]!.score / 2) <= 1e-4, `${when[1]!.score} is half of ${when[0]!.score}`)
+    // Asked about what the question asks, the reply gets its whole score (and ranks first, as the newer).
+    assert.equal(top(index, 'coffee maker cleaning tips'), 'reply')
+  })
+
+  it("the closing question's words are no words of the fact: they add no length and no typo reaches them", () => {
+    const index = new FactIndex()
+    index.add({id: 'asks', content: 'Any plans for adventures?', tags: [], created_at: at(0)})
+    index.add({id: 'tells', content: 'Any plans for adventures.', tags: [], created_at: at(0)})
+    // `adventurr`, in no fact, is two edits from the closing question's `?adventur` as well as one from `adventur`.
+    for (const query of ['adventures', 'plans', 'adventurr']) {
+      const [a, b] = index.search(query, {limit: 2})
+      assert.ok(a !== undefined && b !== undefined, query)
+      assert.equal(a.score, b.score, query)
+    }
+  })
+
   it('boosts facts created on a date the query spells out', () => {
     const index = new FactIndex()
     index.add({id: 'may', content: 'We went hiking in the hills.', tags: [], created_at: '2023-05-20T10:00:00.000Z'})

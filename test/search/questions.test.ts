@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {endsWithQuestion} from '../../src/search/questions.js'
+import {closingQuestion, endsWithQuestion} from '../../src/search/questions.js'
 
 describe('endsWithQuestion', () => {
   it('is true for a fact whose last sentence asks', () => {
@@ -13,5 +13,28 @@ describe('endsWithQuestion', () => {
     assert.equal(endsWithQuestion('What concert was it? Matt Patterson, I think.'), false)
     assert.equal(endsWithQuestion('No punctuation at all'), false)
     assert.equal(endsWithQuestion(''), false)
+  })
+})
+
+describe('closingQuestion', () => {
+  it('is the question a fact ends with: after its last full stop, exclamation mark or line break', () => {
+    assert.equal(closingQuestion('I bought a coffee maker three weeks ago. Any cleaning tips?'), ' Any cleaning tips?')
+    assert.equal(
+      closingQuestion('Nice to hear from you! Love the necklace, any special meaning to it?'),
+      ' Love the necklace, any special meaning to it?',
+    )
+    assert.equal(closingQuestion('Here is my list\nCan you sort it? By date?'), 'Can you sort it? By date?')
+  })
+
+  it('leaves out the speaker label mem import writes before a turn', () => {
+    assert.equal(
+      closingQuestion('Caroline: Love the necklace, any special meaning to it?'),
+      'Love the necklace, any special meaning to it?',
+    )
+  })
+
+  it('is undefined for a fact that does not end with a question', () => {
+    assert.equal(closingQuestion('What concert was it? Matt Patterson, I think.'), undefined)
+    assert.equal(closingQuestion(''), undefined)
   })
 })

@@ -1,6 +1,6 @@
 import {DEFAULT_TUNING, type IndexedFact, type SearchOptions, type Tuning} from '../../src/search/fact-index.js'
 import {datesInQuery, inAnySpan} from '../../src/search/query-dates.js'
-import {endsWithQuestion} from '../../src/search/questions.js'
+import {closingQuestion} from '../../src/search/questions.js'
 import {analyze, analyzeWords, queryWords, toTerm} from '../../src/search/tokenize.js'
 import {edits} from '../../bench/recall/words.js'
 
@@ -9,7 +9,7 @@ import {edits} from '../../bench/recall/words.js'
  * every query term, context from every fact. Tests compare FactIndex's shortcuts against it.
  */
 export class ReferenceIndex {
-  private facts: (IndexedFact & {terms: string[]; time: number; asks: boolean})[] = []
+  private facts: (IndexedFact & {terms: string[]; time: number; asked: Set<string>})[] = []
   private readonly tuning: Tuning
   /** Every word as written that stemmed to another term, ever: like the index, this never shrinks. */
   private readonly surfaces = new Set<string>()
@@ -27,7 +27,7 @@ export class ReferenceIndex {
       tags: [...fact.tags],
       terms,
       time: Date.parse(fact.created_at),
-      asks: endsWithQuestion(fact.content),
+      asked: new Set(analyze(closingQuestion(fact.content) ?? '')),
     }
     const i = this.facts.findIndex((f) => f.id === fact.id)
     if (i >= 0) this.facts[i] = entry
@@ -135,6 +135,8 @@ export class ReferenceIndex {
           .sort((a, b) => a.f.time - b.f.time || (a.f.id < b.f.id ? -1 : a.f.id > b.f.id ? 1 : 0))
           .map(({j}) => j)
       }
+      const queryTerms = new Set(words.filter((w) => !w.partial).map((w) => w.term))
+      const asksAbout = (asked: Set<string>) => [...asked].some((term) => queryTerms.has(term))
       own.forEach((score, i) => {
         if (score === 0) return
         const order = thread(i)
@@ -144,8 +146,8 @@ export class ReferenceIndex {
           for (let step = 1; step <= t.contextReach; step++) {
             const to = order[at + dir * step]
             if (to === undefined || !accepted(this.facts[to]!)) break
-            // A question lends more to the fact after it, its reply.
-            amount *= step === 1 && dir === 1 && this.facts[i]!.asks ? t.replyShare : t.context
+            // A question about a query word lends more to the fact after it, its reply.
+            amount *= step === 1 && dir === 1 && asksAbout(this.facts[i]!.asked) ? t.replyShare : t.context
             if (amount > loan[to]!) {
               loan[to] = amount
               lender[to] = this.facts[i]!.id

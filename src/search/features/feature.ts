@@ -2,8 +2,6 @@
 export interface FactDetails {
   /** created_at as milliseconds since 1970. */
   times: Float64Array
-  /** 1 where the fact ends with a question. */
-  asks: Uint8Array
   /** The turns before and after each fact in its thread (-1: none). */
   prev: Int32Array
   next: Int32Array
@@ -29,6 +27,8 @@ export interface Ranking {
   readonly scores: Float64Array
   /** For a candidate brought in without matching: the fact whose context it is. */
   readonly contextFor: Map<number, number>
+  /** Whether a fact ends with a question that holds a word of this query (by term). */
+  readonly asksAbout: (slot: number) => boolean
   /** Facts this search may return (undefined: all may); a feature must not bring in others. */
   readonly accept: ((slot: number) => boolean) | undefined
   readonly facts: FactDetails

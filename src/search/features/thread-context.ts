@@ -4,7 +4,7 @@ import type {Ranking, RankingFeature} from './feature.js'
 export interface ContextShares {
   /** Share of a fact's score lent to its direct neighbours; share^d at d steps. */
   share: number
-  /** Share a fact that ends with a question lends to the fact after it, its reply. */
+  /** Share a fact lends to the fact after it, its reply, when it ends with a question about a query word. */
   replyShare: number
   /** Steps to walk either way. */
   reach: number
@@ -15,7 +15,7 @@ export interface ContextShares {
  * question often repeats none of its words: "They were scared but we reassured them" follows
  * "my son got into an accident". So every matching turn lends part of its score to the turns
  * around it in its thread: `share` to a direct neighbour, `share²` two steps away, and a turn
- * that ends with a question its `replyShare` to the turn after it. A fact keeps only the
+ * that ends with a question holding a query word its `replyShare` to the turn after it. A fact keeps only the
  * largest loan on offer (added to its own score), so a fact between two matches is not lifted
  * twice. A turn that matched nothing comes in as the context of its lender. Context stops at
  * facts the search may not return.
@@ -49,7 +49,7 @@ export class ThreadContext implements RankingFeature {
     // The most any fact lends, as a share of its score: a question may lend more to its reply.
     let share = this.shares.share
     for (let i = 0; i < matches && share < this.shares.replyShare; i++)
-      if (ranking.facts.asks[candidates[i]!] === 1) share = this.shares.replyShare
+      if (ranking.asksAbout(candidates[i]!)) share = this.shares.replyShare
 
     // Final scores are at least own scores, so the limit-th best own score is at most the final
     // cut; a match below `floor` lends less than what it takes to lift any fact to it.
@@ -103,14 +103,8 @@ export class ThreadContext implements RankingFeature {
     this.lent[slot] = 1
     const score = ranking.scores[slot]!
     this.lendAlong(ranking, ranking.facts.prev, slot, score * share, share)
-    // What a question is about is answered by what follows it.
-    this.lendAlong(
-      ranking,
-      ranking.facts.next,
-      slot,
-      score * (ranking.facts.asks[slot] === 1 ? replyShare : share),
-      share,
-    )
+    // What a question asks is answered by what follows it: when the search is about what it asks.
+    this.lendAlong(ranking, ranking.facts.next, slot, score * (ranking.asksAbout(slot) ? replyShare : share), share)
   }
 
   /** Lends `first` to the next fact along `links`, then `share` times less at each step. */
