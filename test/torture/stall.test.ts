@@ -152,8 +152,14 @@ describe('torture: a lock holder that stalls keeps its lock, and nothing acknowl
       env: {...OLD_STALE, MEM_LOCK_TIMEOUT_MS: '1000'},
     })
     assert.equal(next.code, 0, next.stderr)
+    // The killed add was never acknowledged, so its fact may be there or not: on a busy machine
+    // it can write (and fsync) before the kill arrives. What must hold is everything else.
     const contents = (await readBack(home.home, 's')).facts.map((f) => f.content)
-    assert.deepEqual(contents, ['seed', 'right after'])
+    assert.deepEqual(
+      contents.filter((c) => c !== 'killed'),
+      ['seed', 'right after'],
+    )
+    assert.ok(contents.filter((c) => c === 'killed').length <= 1, JSON.stringify(contents))
   })
 
   it('SIGTSTP of a `mem import` holding the lock: adds wait for it, then every one and the whole import are stored', async () => {
