@@ -4,7 +4,7 @@ import type {Ranking, RankingFeature} from './feature.js'
 export interface ContextShares {
   /** Share of a fact's score lent to its direct neighbours; share^d at d steps. */
   share: number
-  /** Share a fact lends to the fact after it, its reply, when it ends with a question about a query word. */
+  /** Share a fact lends to the fact after it, its reply, when it ends asking about a query word. */
   replyShare: number
   /** Steps to walk either way. */
   reach: number
@@ -15,9 +15,9 @@ export interface ContextShares {
  * question often repeats none of its words: "They were scared but we reassured them" follows
  * "my son got into an accident". So every matching turn lends part of its score to the turns
  * around it in its thread: `share` to a direct neighbour, `share²` two steps away, and a turn
- * that ends with a question holding a query word its `replyShare` to the turn after it. A fact keeps only the
- * largest loan on offer (added to its own score), so a fact between two matches is not lifted
- * twice. A turn that matched nothing comes in as the context of its lender. Context stops at
+ * that ends with a question holding a query word its `replyShare` to the turn after it. A fact
+ * keeps only the largest loan on offer (added to its own score), so a fact between two matches
+ * is not lifted twice. A turn that matched nothing comes in as the context of its lender. Context stops at
  * facts the search may not return.
  *
  * Exact for every fact that can make the results, without walking around each of 50,000
