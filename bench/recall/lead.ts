@@ -1,3 +1,4 @@
+import {rng} from '../speed/facts.js'
 import {score, type Scores} from './metrics.js'
 import type {Outcome} from './run.js'
 
@@ -17,7 +18,8 @@ export function formatLead(title: string, ours: Outcome[], base: Outcome[], labe
   ]
   if (ours.some((o) => o.evidenceGroups)) measures.push(['session any@10', (s) => s.sessionAny10 ?? 0, 1])
   const draws = measures.map((): number[] => [])
-  const next = seeded(7)
+  // Seeded, so that a run prints the same intervals every time.
+  const next = rng(7)
   for (let r = 0; r < RESAMPLES; r++) {
     const picks = ours.map(() => Math.floor(next() * ours.length))
     const a = score(picks.map((i) => ours[i]!))
@@ -36,13 +38,4 @@ export function formatLead(title: string, ours: Outcome[], base: Outcome[], labe
 
 function signed(x: number, digits: number): string {
   return (x < 0 ? '−' : '+') + Math.abs(x).toFixed(digits)
-}
-
-/** A small seeded generator, so that a run prints the same intervals every time. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
-    return state / 2 ** 32
-  }
 }
