@@ -3,13 +3,17 @@ import {spawnSync} from 'node:child_process'
 import {mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {BIN, ROOT, childEnv, mem, tempHome} from '../helpers/mem.js'
+import {installedClient} from '../helpers/installed-client.js'
+import {BIN, childEnv, mem, tempHome} from '../helpers/mem.js'
 
-/** Claude Code's own CLI (a devDependency), with no network: its "mcp add/get" need neither a login nor a server of Anthropic's. */
-function claude(home: string, cwd: string, command: string): {code: number; out: string} {
+/** The Claude Code version these tests run; installed on first use (test/helpers/installed-client.ts). */
+const CLAUDE_CODE = '2.1.197'
+
+/** Claude Code's own CLI, with no network: its "mcp add/get" need neither a login nor a server of Anthropic's. */
+function claude(bin: string, home: string, cwd: string, command: string): {code: number; out: string} {
   const env = {
     ...childEnv(home, {HOME: home, XDG_CONFIG_HOME: undefined, CLAUDE_CONFIG_DIR: undefined}),
-    PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     // Anything that does try the network fails at once instead of reaching it.
@@ -22,6 +26,11 @@ function claude(home: string, cwd: string, command: string): {code: number; out:
 
 describe('the claude mcp add line mem prints, run by the real Claude Code CLI', () => {
   let h: ReturnType<typeof tempHome>
+  let bin: string
+  before(function () {
+    this.timeout(600_000)
+    bin = installedClient('@anthropic-ai/claude-code', CLAUDE_CODE)
+  })
   beforeEach(() => {
     h = tempHome()
   })
@@ -40,9 +49,9 @@ describe('the claude mcp add line mem prints, run by the real Claude Code CLI', 
     const line = (JSON.parse(printed.stdout) as {clients: {command_line: string}[]}).clients[0]!.command_line
     assert.ok(line.includes(`-e MEM_HOME=${join(project, 'store')} `), line)
 
-    const added = claude(h.home, h.home, line)
+    const added = claude(bin, h.home, h.home, line)
     assert.equal(added.code, 0, added.out)
-    const got = claude(h.home, h.home, 'claude mcp get mem')
+    const got = claude(bin, h.home, h.home, 'claude mcp get mem')
     assert.equal(got.code, 0, got.out)
     assert.match(got.out, /Connected/)
     assert.match(got.out, new RegExp(`MEM_HOME=${join(project, 'store')}`))
