@@ -1,7 +1,7 @@
 import {toJsonSchema, type JsonSchema} from '@valibot/to-json-schema'
 import type * as v from 'valibot'
 
-import {JsonObject} from '../ops/fields.js'
+import {JsonObject, ResultJsonObject} from '../ops/fields.js'
 import {operations, type AnyOperation} from '../ops/index.js'
 
 export interface ToolDefinition {
@@ -28,12 +28,18 @@ const ANY_JSON: JsonSchema = {type: ['object', 'array', 'string', 'number', 'boo
  */
 const FREE_OBJECT: JsonSchema = {type: 'object', additionalProperties: true}
 
+/** A JSON object in a result, said as results have always said it: any JSON under any key. */
+function jsonRecord(): JsonSchema {
+  return {type: 'object', propertyNames: {type: 'string'}, additionalProperties: {...ANY_JSON}}
+}
+
 export function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> & {type: 'object'} {
   const converted = toJsonSchema(schema, {
     errorMode: 'throw',
     ignoreActions: ['check'],
     overrideSchema: ({valibotSchema, jsonSchema}) => {
       if (valibotSchema === JsonObject) return {...FREE_OBJECT}
+      if (valibotSchema === ResultJsonObject) return jsonRecord()
       if (valibotSchema.type === 'unknown')
         return {...ANY_JSON, ...(jsonSchema.description === undefined ? {} : {description: jsonSchema.description})}
       if (valibotSchema.type === 'record' && isEmpty(jsonSchema.additionalProperties))

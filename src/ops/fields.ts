@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 
 import {ID_PATTERN} from '../store/ids.js'
+import {isJsonObject, JsonObject} from '../store/records.js'
 import {LIMITS} from './limits.js'
 
 /** ASCII only, so no look-alike or invisible characters can make two agents seem one. */
@@ -78,11 +79,14 @@ export const Content = v.pipe(
 export const Timestamp = v.pipe(v.string(), v.description('ISO 8601 time in UTC'))
 
 /**
- * A JSON object (not an array, not null), kept as given. valibot's record() would copy an
- * array into an object with numeric keys, so the check is a custom schema; tools.ts
- * advertises it as {"type": "object"}.
+ * A JSON object (not an array, not null), kept as given, every key included (see
+ * store/records.ts for why it is not valibot's record()). tools.ts advertises it as
+ * {"type": "object", "additionalProperties": true}.
  */
-export const JsonObject = v.custom<Record<string, unknown>>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  'must be a JSON object',
-)
+export {JsonObject}
+
+/**
+ * The same check for a JSON object a result hands back (a checkpoint's state). tools.ts
+ * advertises it as results always have: an object whose values are any JSON.
+ */
+export const ResultJsonObject = v.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object')

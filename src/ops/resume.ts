@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 
 import {MemError, asMemError} from '../errors.js'
-import {AgentId, CheckpointId, Timestamp} from './fields.js'
+import {AgentId, CheckpointId, ResultJsonObject, Timestamp} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
 
@@ -10,7 +10,7 @@ const Found = v.object({
   found: v.literal(true),
   id: v.string(),
   created_at: Timestamp,
-  state: v.optional(v.record(v.string(), v.unknown())),
+  state: v.optional(ResultJsonObject),
   message_count: v.optional(v.number()),
   label: v.optional(v.string()),
   agent_id: v.optional(v.string()),

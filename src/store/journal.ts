@@ -24,6 +24,7 @@ import {
 import {describeIssue, type Kind} from './format.js'
 import {fsError} from './fs-errors.js'
 import {linkedDataFileFix, linkedDataFileProblem} from './links.js'
+import {JsonObject} from './records.js'
 import {MemError} from '../errors.js'
 
 /**
@@ -64,7 +65,7 @@ const Header = v.object({
 })
 
 const Add = v.strictObject({add: v.unknown()})
-const Mark = v.strictObject({mark: v.string(), set: v.record(v.string(), v.unknown())})
+const Mark = v.strictObject({mark: v.string(), set: JsonObject})
 
 export type JournalOp = {add: unknown} | {mark: string; set: Record<string, unknown>}
 

@@ -1,5 +1,22 @@
 import * as v from 'valibot'
 
+/** A JSON object: not an array, not null. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * A JSON object (not an array, not null), kept as given: the very value, every key of it. A
+ * user's JSON may use any key, `__proto__`, `constructor` and `prototype` included. valibot's
+ * record() builds a new object and skips those three keys (it guards its copy against prototype
+ * pollution), and copies an array into an object with numeric keys; so the check is a custom
+ * schema, which returns its input. Never check user JSON with record(), looseObject() or
+ * objectWithRest(): each copies it and drops those keys. Nor copy it key by key into `{}` or with
+ * Object.assign: an assignment to `__proto__` sets the copy's prototype and stores no key (a
+ * spread, JSON.parse, Object.fromEntries and structuredClone keep it).
+ */
+export const JsonObject = v.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object')
+
 /** A fact as stored. Superseded and deleted facts stay in the file with who replaced them and when. */
 export const FactRecord = v.object({
   id: v.string(),
@@ -20,7 +37,7 @@ export const CheckpointRecord = v.object({
   id: v.string(),
   created_at: v.string(),
   label: v.optional(v.string()),
-  state: v.record(v.string(), v.unknown()),
+  state: JsonObject,
   messages: v.optional(v.array(v.unknown())),
 })
 export type CheckpointRecord = v.InferOutput<typeof CheckpointRecord>

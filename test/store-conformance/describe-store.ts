@@ -337,6 +337,26 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         assert.deepEqual(await store.listCheckpoints('alice'), [first, second])
       })
 
+      it('keeps every key of a state and its messages, __proto__, constructor and prototype included, once rewritten too', async () => {
+        const state = '{"constructor":"ClassA","prototype":"p","__proto__":{"x":1,"__proto__":[{"":"e"}]},"step":3}'
+        const messages = '[{"__proto__":{"role":"user"},"constructor":"c","prototype":[1]}]'
+        const saved = await store.saveCheckpoint('alice', {
+          state: JSON.parse(state) as Record<string, unknown>,
+          messages: JSON.parse(messages) as unknown[],
+        })
+        // Checkpoints past 64 KiB: the file store folds its journal into the JSON file, which it writes from what it read.
+        for (let i = 0; i < 2; i++) await store.saveCheckpoint('alice', {state: {pad: 'x'.repeat(40_000)}})
+        const kept = (cp: CheckpointRecord | undefined, how: string) => {
+          assert.equal(JSON.stringify(cp?.state), state, how)
+          assert.equal(JSON.stringify(cp?.messages), messages, how)
+        }
+        kept(await open().getCheckpoint('alice', saved.id), 'getCheckpoint')
+        const listed = await open().listCheckpoints('alice')
+        kept(listed[0], 'listCheckpoints')
+        await store.importRecords('bob', {facts: [], checkpoints: listed})
+        kept(await open().getCheckpoint('bob', saved.id), 'importRecords')
+      })
+
       it('a missing checkpoint is no_checkpoint, in the same words', async () => {
         await rejectsWith(store.getCheckpoint('alice'), 'no_checkpoint', 'No checkpoint found for agent "alice".')
         await store.saveCheckpoint('alice', {state: {}})
