@@ -16,4 +16,11 @@ export const LIMITS = {
   checkpointBytes: 1024 * 1024,
   messageCount: 10_000,
   jsonDepth: 64,
+  /**
+   * One line of a file to import: a checkpoint line is at most about 1 MiB and a fact line far
+   * less, but an entity of the MCP memory server holds all its observations.
+   */
+  importLineBytes: 16 * 1024 * 1024,
+  /** One conversation of a ChatGPT or Claude conversations.json, read whole before its messages become turns. */
+  importConversationBytes: 32 * 1024 * 1024,
 } as const

@@ -43,6 +43,7 @@ import {
   type AddedFact,
   type AddOptions,
   type ImportBatch,
+  type ImportOptions,
   type ImportResult,
   type NewCheckpoint,
   type NewFact,
@@ -729,6 +730,8 @@ class Transaction {
  */
 export class FileStore implements Store {
   private readonly agents = new Map<string, AgentFiles>()
+  /** Agents an import wrote to with more batches to come: their derived files wait for the last. */
+  private readonly derivedBehind = new Set<string>()
 
   /**
    * `shortLived`: the process runs one operation and exits (the CLI), so a search reads only
@@ -996,9 +999,12 @@ export class FileStore implements Store {
     })
   }
 
-  async importRecords(agent: string, batch: ImportBatch): Promise<ImportResult> {
+  async importRecords(agent: string, batch: ImportBatch, options: ImportOptions = {}): Promise<ImportResult> {
     const result = await this.writeImport(agent, batch)
-    if (result.facts.length > 0 || result.marked.length > 0) await this.saveDerived(agent)
+    const changed = result.facts.length > 0 || result.marked.length > 0
+    if (options.more) {
+      if (changed) this.derivedBehind.add(agent)
+    } else if (changed || this.derivedBehind.delete(agent)) await this.saveDerived(agent)
     return result
   }
 

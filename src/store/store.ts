@@ -73,7 +73,7 @@ export interface Store {
    * Records whose id the agent already has are left alone, except that `marks` replace or
    * delete facts that are still live. Returns the ids it added and marked.
    */
-  importRecords(agent: string, records: ImportBatch): Promise<ImportResult>
+  importRecords(agent: string, records: ImportBatch, options?: ImportOptions): Promise<ImportResult>
   /**
    * Lets go of what the store holds open (the database's connections); called once when a
    * command or server ends. The store is not used after it.
@@ -86,6 +86,14 @@ export interface ImportBatch {
   checkpoints: CheckpointRecord[]
   /** History made elsewhere for facts already stored: superseded_by/superseded_at, deleted_at, reason. */
   marks?: {id: string; patch: Partial<FactRecord>}[]
+}
+
+export interface ImportOptions {
+  /**
+   * More batches for this agent follow: what is derived from its facts (the saved search
+   * index) is brought up to date once, after the last, instead of after each.
+   */
+  more?: boolean
 }
 
 export interface ImportResult {

@@ -30,89 +30,77 @@ export const CHATGPT_FORMAT = 'chatgpt'
 export const CLAUDE_FORMAT = 'claude'
 
 /**
- * The turns of a ChatGPT or Claude export, or undefined when `text` is not a JSON array (so
- * not such an export: JSON Lines are read line by line). A JSON array in neither shape is an
- * error, as is a conversation without what it needs.
+ * Which app's export a conversations.json is, told by its first conversation; an array in
+ * neither shape is refused.
  */
-export function exportedTurns(text: string): {format: string; turns: ExportedTurn[]} | undefined {
-  if (!text.trimStart().startsWith('[')) return undefined
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    throw new Error(`the file is a JSON array but not valid JSON (${(error as Error).message})`)
-  }
-  if (!Array.isArray(json)) return undefined
-  const conversations: unknown[] = json
-  if (conversations.length === 0) return {format: CHATGPT_FORMAT, turns: []}
-  const first = conversations[0]
-  if (isObject(first) && isObject(first.mapping)) return {format: CHATGPT_FORMAT, turns: chatGptTurns(conversations)}
-  if (isObject(first) && Array.isArray(first.chat_messages))
-    return {format: CLAUDE_FORMAT, turns: claudeTurns(conversations)}
+export function conversationFormat(first: unknown): string {
+  if (isObject(first) && isObject(first.mapping)) return CHATGPT_FORMAT
+  if (isObject(first) && Array.isArray(first.chat_messages)) return CLAUDE_FORMAT
   throw new Error(
     'a JSON array is read as ChatGPT\'s or Claude\'s conversations.json: its items must be conversations with a "mapping" (ChatGPT) or "chat_messages" (Claude)',
   )
 }
 
-function chatGptTurns(conversations: unknown[]): ExportedTurn[] {
+/** The turns of one conversation, `place` its number in the file (from 1); read one at a time, so the file is never whole in memory. */
+export function conversationTurns(format: string, conversation: unknown, place: number): ExportedTurn[] {
+  return format === CHATGPT_FORMAT ? chatGptTurns(conversation, place) : claudeTurns(conversation, place)
+}
+
+function chatGptTurns(c: unknown, place: number): ExportedTurn[] {
   const turns: ExportedTurn[] = []
-  conversations.forEach((c, i) => {
-    const where = `conversation ${i + 1}`
-    if (!isObject(c) || !isObject(c.mapping)) throw new Error(`${where}: must be an object with a "mapping"`)
-    const id = typeof c.id === 'string' ? c.id : c.conversation_id
-    if (typeof id !== 'string' || id === '') throw new Error(`${where}: must have an "id"`)
-    const mapping = c.mapping
-    const conversation = threadOf('chatgpt', id)
-    const started = typeof c.create_time === 'number' ? c.create_time : undefined
-    // The path shown last: from current_node up to the root, then read root first.
-    const path: Record<string, unknown>[] = []
-    const seen = new Set<string>()
-    let at: unknown = typeof c.current_node === 'string' ? c.current_node : lastLeaf(mapping)
-    while (typeof at === 'string' && !seen.has(at) && isObject(mapping[at])) {
-      seen.add(at)
-      const node = mapping[at] as Record<string, unknown>
-      path.push(node)
-      at = node.parent
-    }
-    let time = started
-    for (const node of path.reverse()) {
-      const message = node.message
-      if (!isObject(message)) continue
-      const role = isObject(message.author) ? message.author.role : undefined
-      if (role !== 'user' && role !== 'assistant') continue
-      const content = message.content
-      if (!isObject(content) || (content.content_type !== undefined && content.content_type !== 'text')) continue
-      const parts = Array.isArray(content.parts) ? content.parts.filter((p): p is string => typeof p === 'string') : []
-      const said = parts.join('\n').trim()
-      if (said === '') continue
-      if (typeof message.create_time === 'number') time = message.create_time
-      if (time === undefined) throw new Error(`${where}: a message has no create_time, nor has the conversation`)
-      turns.push(...split({type: 'turn', conversation, speaker: role, text: said, time: isoOfSeconds(time, where)}))
-    }
-  })
+  const where = `conversation ${place}`
+  if (!isObject(c) || !isObject(c.mapping)) throw new Error(`${where}: must be an object with a "mapping"`)
+  const id = typeof c.id === 'string' ? c.id : c.conversation_id
+  if (typeof id !== 'string' || id === '') throw new Error(`${where}: must have an "id"`)
+  const mapping = c.mapping
+  const conversation = threadOf('chatgpt', id)
+  const started = typeof c.create_time === 'number' ? c.create_time : undefined
+  // The path shown last: from current_node up to the root, then read root first.
+  const path: Record<string, unknown>[] = []
+  const seen = new Set<string>()
+  let at: unknown = typeof c.current_node === 'string' ? c.current_node : lastLeaf(mapping)
+  while (typeof at === 'string' && !seen.has(at) && isObject(mapping[at])) {
+    seen.add(at)
+    const node = mapping[at] as Record<string, unknown>
+    path.push(node)
+    at = node.parent
+  }
+  let time = started
+  for (const node of path.reverse()) {
+    const message = node.message
+    if (!isObject(message)) continue
+    const role = isObject(message.author) ? message.author.role : undefined
+    if (role !== 'user' && role !== 'assistant') continue
+    const content = message.content
+    if (!isObject(content) || (content.content_type !== undefined && content.content_type !== 'text')) continue
+    const parts = Array.isArray(content.parts) ? content.parts.filter((p): p is string => typeof p === 'string') : []
+    const said = parts.join('\n').trim()
+    if (said === '') continue
+    if (typeof message.create_time === 'number') time = message.create_time
+    if (time === undefined) throw new Error(`${where}: a message has no create_time, nor has the conversation`)
+    turns.push(...split({type: 'turn', conversation, speaker: role, text: said, time: isoOfSeconds(time, where)}))
+  }
   return turns
 }
 
-function claudeTurns(conversations: unknown[]): ExportedTurn[] {
+function claudeTurns(c: unknown, place: number): ExportedTurn[] {
   const turns: ExportedTurn[] = []
-  conversations.forEach((c, i) => {
-    const where = `conversation ${i + 1}`
-    if (!isObject(c) || !Array.isArray(c.chat_messages))
-      throw new Error(`${where}: must be an object with "chat_messages"`)
-    if (typeof c.uuid !== 'string' || c.uuid === '') throw new Error(`${where}: must have a "uuid"`)
-    const conversation = threadOf('claude', c.uuid)
-    for (const message of c.chat_messages) {
-      if (!isObject(message)) continue
-      const speaker = message.sender === 'human' ? 'user' : message.sender === 'assistant' ? 'assistant' : undefined
-      if (speaker === undefined) continue
-      const said = claudeText(message).trim()
-      if (said === '') continue
-      const created = typeof message.created_at === 'string' ? message.created_at : c.created_at
-      if (typeof created !== 'string' || Number.isNaN(Date.parse(created)))
-        throw new Error(`${where}: a message has no valid created_at, nor has the conversation`)
-      turns.push(...split({type: 'turn', conversation, speaker, text: said, time: new Date(created).toISOString()}))
-    }
-  })
+  const where = `conversation ${place}`
+  if (!isObject(c) || !Array.isArray(c.chat_messages))
+    throw new Error(`${where}: must be an object with "chat_messages"`)
+  if (typeof c.uuid !== 'string' || c.uuid === '') throw new Error(`${where}: must have a "uuid"`)
+  const conversation = threadOf('claude', c.uuid)
+  for (const message of c.chat_messages) {
+    if (!isObject(message)) continue
+    const speaker = message.sender === 'human' ? 'user' : message.sender === 'assistant' ? 'assistant' : undefined
+    if (speaker === undefined) continue
+    const said = claudeText(message).trim()
+    if (said === '') continue
+    const created = typeof message.created_at === 'string' ? message.created_at : c.created_at
+    if (typeof created !== 'string' || Number.isNaN(Date.parse(created)))
+      throw new Error(`${where}: a message has no valid created_at, nor has the conversation`)
+    turns.push(...split({type: 'turn', conversation, speaker, text: said, time: new Date(created).toISOString()}))
+  }
   return turns
 }
 

@@ -1,0 +1,157 @@
+import {createHash} from 'node:crypto'
+import {isDeepStrictEqual} from 'node:util'
+
+import type {OperationContext} from '../ops/operation.js'
+import {isLive} from '../store/records.js'
+import type {CheckpointRecord, FactRecord} from '../store/store.js'
+import type {Planned} from './import-read.js'
+
+/** What to do with one record of the file. */
+export type Decision =
+  | {kind: 'write'}
+  | {kind: 'mark'; patch: Partial<FactRecord>; message: string}
+  | {kind: 'skip'; message: string}
+  | {kind: 'reject'; message: string}
+
+interface AgentState {
+  stored: Map<string, FactRecord | CheckpointRecord>
+  storedContent: Set<string>
+  /** Ids given by earlier lines: "line digest", so a repeat is told from a different record. */
+  earlier: Map<string, string>
+  earlierContent: Map<string, number>
+}
+
+/**
+ * Compares each record with what its agent already has and with earlier lines, one record at
+ * a time. It keeps a digest per record of the file, not the record, so a large file costs
+ * little more than the agents' stored records.
+ */
+export class ImportPlanner {
+  private readonly agents = new Map<string, AgentState>()
+
+  constructor(private readonly ctx: OperationContext) {}
+
+  async decide(p: Planned): Promise<Decision> {
+    const state = await this.state(p.agent)
+    const agent = p.agent
+    if (p.kind === 'fact' && p.byContent) {
+      const key = contentKey(p.record)
+      if (state.storedContent.has(key))
+        return {kind: 'skip', message: `agent ${agent} already has the fact "${p.record.content}"`}
+      const line = state.earlierContent.get(key)
+      if (line !== undefined) return {kind: 'skip', message: `repeats the fact "${p.record.content}" of line ${line}`}
+      state.earlierContent.set(key, p.line)
+      return {kind: 'write'}
+    }
+    const what = `${p.kind} ${p.record.id}`
+    const have = state.stored.get(p.record.id)
+    const seen = state.earlier.get(p.record.id)
+    if (have !== undefined) return compareStored(agent, what, p, have)
+    if (seen !== undefined) {
+      const [line, digest] = seen.split(' ')
+      return digest === recordDigest(p.record)
+        ? {kind: 'skip', message: `repeats ${what} of line ${line}`}
+        : {kind: 'reject', message: `${what} was already given on line ${line} with different content`}
+    }
+    state.earlier.set(p.record.id, `${p.line} ${recordDigest(p.record)}`)
+    if (p.kind === 'fact' && isLive(p.record)) state.earlierContent.set(contentKey(p.record), p.line)
+    return {kind: 'write'}
+  }
+
+  private async state(agent: string): Promise<AgentState> {
+    let state = this.agents.get(agent)
+    if (state) return state
+    const stored = new Map<string, FactRecord | CheckpointRecord>()
+    const storedContent = new Set<string>()
+    for (const fact of await this.ctx.store.listFacts(agent)) {
+      stored.set(fact.id, fact)
+      if (isLive(fact)) storedContent.add(contentKey(fact))
+    }
+    for (const cp of await this.ctx.store.listCheckpoints(agent)) stored.set(cp.id, cp)
+    state = {stored, storedContent, earlier: new Map(), earlierContent: new Map()}
+    this.agents.set(agent, state)
+    return state
+  }
+}
+
+function compareStored(agent: string, what: string, p: Planned, have: FactRecord | CheckpointRecord): Decision {
+  const history =
+    p.kind === 'fact'
+      ? compareHistory(have as FactRecord, p.record)
+      : isDeepStrictEqual(have, p.record)
+        ? 'same'
+        : 'different'
+  if (history === 'same') return {kind: 'skip', message: `agent ${agent} already has ${what}`}
+  if (history === 'stored is later')
+    return {kind: 'skip', message: `agent ${agent} already has ${what}, replaced or deleted since`}
+  if (history === 'file is later' && p.kind === 'fact') {
+    const patch = marksOf(p.record)
+    const change = patch.deleted_at ? 'deleted' : `replaced by ${patch.superseded_by}`
+    return {kind: 'mark', patch, message: `fact ${p.record.id} of agent ${agent} was ${change} since it was stored`}
+  }
+  return {
+    kind: 'reject',
+    message: `agent ${agent} already has ${what} and it differs from this line; mem never overwrites a record on import`,
+  }
+}
+
+const MARKS = ['superseded_by', 'superseded_at', 'deleted_at', 'reason'] as const
+
+function marksOf(fact: FactRecord): Partial<FactRecord> {
+  return Object.fromEntries(MARKS.filter((k) => fact[k] !== undefined).map((k) => [k, fact[k]]))
+}
+
+/**
+ * The same fact in two places differs only in its history marks when one copy was replaced
+ * or deleted after the other was made. Anything else is a different record under one id.
+ */
+function compareHistory(
+  stored: FactRecord,
+  line: FactRecord,
+): 'same' | 'stored is later' | 'file is later' | 'different' {
+  if (isDeepStrictEqual(stored, line)) return 'same'
+  const strip = (f: FactRecord): FactRecord => {
+    const copy = {...f}
+    for (const k of MARKS) delete copy[k]
+    return copy
+  }
+  if (!isDeepStrictEqual(strip(stored), strip(line))) return 'different'
+  if (isLive(line)) return 'stored is later'
+  if (isLive(stored)) return 'file is later'
+  return 'different'
+}
+
+/**
+ * Same text and same tags (in any order) is the same fact for a file that has no ids; a turn
+ * of a conversation is the same only in the same conversation at the same time (people say
+ * "thanks" more than once). Kept as a digest: a file's worth of texts would weigh as much as it.
+ */
+function contentKey(fact: FactRecord): string {
+  return digest(
+    JSON.stringify([
+      fact.content,
+      [...fact.tags].sort(),
+      ...(fact.thread === undefined ? [] : [fact.thread, fact.created_at]),
+    ]),
+  )
+}
+
+/** Equal for records equal as isDeepStrictEqual sees JSON values, whatever the order of their keys. */
+function recordDigest(record: FactRecord | CheckpointRecord): string {
+  return digest(canonicalJson(record))
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64')
+}
