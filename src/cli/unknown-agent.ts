@@ -16,12 +16,21 @@ export async function hintUnknownAgent(
 ): Promise<void> {
   const perAgent = 'agent_id' in ((op.input as {entries?: object}).entries ?? {})
   if (!op.annotations.readOnlyHint || !perAgent || named === undefined) return
-  const parsed = v.safeParse(AgentId, named)
-  if (!parsed.success) return
+  const hint = await unknownAgent(ctx, named)
+  if (hint !== undefined) process.stderr.write(forStream(process.stderr, `mem: ${hint}\n`))
+}
+
+/**
+ * `no agent alcie; known agents: alice, team` when no agent `id` has stored anything, else
+ * undefined; the browser shows the same words for an agent it was opened on.
+ */
+export async function unknownAgent(ctx: OperationContext, id: string): Promise<string | undefined> {
+  const parsed = v.safeParse(AgentId, id)
+  if (!parsed.success) return undefined
   const known = await ctx.store.listAgents()
-  if (known.includes(parsed.output)) return
+  if (known.includes(parsed.output)) return undefined
   const others = known.length > 0 ? `known agents: ${known.join(', ')}` : 'nothing is stored yet'
-  process.stderr.write(forStream(process.stderr, `mem: no agent ${parsed.output}; ${others}\n`))
+  return `no agent ${parsed.output}; ${others}`
 }
 
 /** The agent a command line names: the operation's agent_id, else --agent, else MEM_AGENT. */

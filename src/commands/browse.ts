@@ -1,11 +1,12 @@
 import {MemCommand, agentFlag} from '../cli/base-command.js'
+import {namedAgent} from '../cli/unknown-agent.js'
 import {MemError} from '../errors.js'
 import {resolveAgent} from '../ops/operation.js'
 
 export default class Browse extends MemCommand {
   static override summary = "Browse an agent's memory full-screen: search as you type, open, edit, delete, add."
   static override description =
-    'Opens when you run `mem` with no arguments in a terminal. Keys: ↑↓ or j k move, Enter opens, / searches, n adds, e edits, d deletes, a switches agent, c shows checkpoints, q or Esc leaves. Changes other programs make appear while it is open.'
+    'Opens when you run `mem` with no arguments in a terminal. Keys: ↑↓ or j k move, PgUp/PgDn a screenful, Home/End to the newest/oldest, Enter opens, / searches, n adds, e edits, d deletes, a switches agent, c shows checkpoints, q or Esc leaves. The editor and the search box take readline keys (Ctrl-A/E/U/K/W, Alt-B/F). Changes other programs make appear while it is open.'
   static override examples = ['<%= config.bin %> browse --agent alice', '<%= config.bin %>']
   static override flags = {...agentFlag}
 
@@ -25,6 +26,6 @@ export default class Browse extends MemCommand {
       if (name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_')) delete process.env[name]
     // ink and react load only here: every other command stays quick to start.
     const {runBrowser} = await import('../ui/run.js')
-    await runBrowser(ctx, agent)
+    await runBrowser(ctx, agent, namedAgent({}, flags.agent))
   }
 }

@@ -83,6 +83,15 @@ export const factList = defineOperation({
   input: v.strictObject({
     agent_id: v.optional(AgentId),
     limit: ListLimit,
+    offset: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer('must be a whole number'),
+        v.minValue(0, 'must be 0 or more'),
+        v.description('How many of the newest matching facts to skip, to page through a long list.'),
+      ),
+      0,
+    ),
     tags: v.optional(Tags),
     since: v.optional(Since),
     until: v.optional(Until),
@@ -104,7 +113,7 @@ export const factList = defineOperation({
         (f) => (input.all || isLive(f)) && inRange(f.created_at, input) && wanted.every((t) => f.tags.includes(t)),
       )
       .sort(newestFirst)
-    const facts = matching.slice(0, input.limit).map(factEntry)
+    const facts = matching.slice(input.offset, input.offset + input.limit).map(factEntry)
     return {agent_id, total: matching.length, count: facts.length, facts}
   },
   prose(payload) {

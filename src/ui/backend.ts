@@ -1,5 +1,6 @@
 import type * as v from 'valibot'
 
+import {unknownAgent} from '../cli/unknown-agent.js'
 import {
   agentList,
   checkpointList,
@@ -23,6 +24,19 @@ export interface FactRow {
   /** Set on a search hit that matched nothing itself: the matching fact of its thread it came with. */
   context_for?: string
 }
+/** Rows `offset` on of a list of `count`: the agent's facts newest first, or the results of a search. */
+export interface FactsPage {
+  facts: FactRow[]
+  offset: number
+  count: number
+  /** For a listing: the agent's live facts (`count` again). A search leaves this to {@link Backend.liveFacts}. */
+  live?: number
+  /** For a search: how many results matched themselves (the rest came as context of their threads), and whether search stopped at its limit. */
+  search?: {matches: number; capped: boolean}
+  /** For a listing of an agent that has stored nothing at all: `no agent alcie; known agents: alice, team`, as the CLI says it. */
+  unknown?: string
+}
+
 export type History = Out<typeof factHistory>
 export type AgentSummary = Out<typeof agentList>['agents'][number]
 export type CheckpointSummary = Out<typeof checkpointList>['checkpoints'][number]
@@ -30,8 +44,13 @@ export type CheckpointDetail = Out<typeof checkpointResume>
 
 /** What the browser reads and writes. Every call is one of the operations the CLI and MCP use. */
 export interface Backend {
-  /** Ranked as `mem search` ranks them; an empty query lists the newest live facts. */
-  facts(agent: string, query: string): Promise<FactRow[]>
+  /**
+   * Live facts newest first, `limit` of them from `offset`; or for a query, all the results of
+   * the search (at most {@link SEARCH_LIMIT}), ranked as `mem search` ranks them.
+   */
+  facts(agent: string, query: string, page: {offset: number; limit: number}): Promise<FactsPage>
+  /** How many live facts the agent has: what a search's matches are counted out of. */
+  liveFacts(agent: string): Promise<number>
   history(agent: string, factId: string): Promise<History>
   agents(): Promise<AgentSummary[]>
   checkpoints(agent: string): Promise<CheckpointSummary[]>
@@ -42,18 +61,32 @@ export interface Backend {
   remove(agent: string, factId: string): Promise<string>
 }
 
-/** How many facts the browser shows at most: a screenful many times over. */
-export const BROWSE_LIMIT = 100
+/** The most results memory_search returns (its `limit` goes up to 100): a search shows its best 100. */
+export const SEARCH_LIMIT = 100
 
 export function operationsBackend(ctx: OperationContext): Backend {
   const reflect = async (input: Record<string, unknown>): Promise<string> =>
     memoryReflect.prose(await runOperation(memoryReflect, ctx, input))
   return {
-    async facts(agent, query) {
-      if (query.trim() === '') return (await runOperation(factList, ctx, {agent_id: agent, limit: BROWSE_LIMIT})).facts
-      return (await runOperation(memorySearch, ctx, {agent_id: agent, query, limit: BROWSE_LIMIT, as_you_type: true}))
-        .facts
+    async facts(agent, query, page) {
+      if (query.trim() === '') {
+        const listed = await runOperation(factList, ctx, {agent_id: agent, offset: page.offset, limit: page.limit})
+        const live = listed.total
+        const unknown = live === 0 ? await unknownAgent(ctx, agent) : undefined
+        return {
+          facts: listed.facts,
+          offset: page.offset,
+          count: live,
+          live,
+          ...(unknown === undefined ? {} : {unknown}),
+        }
+      }
+      const limit = Math.min(page.limit, SEARCH_LIMIT)
+      const {facts} = await runOperation(memorySearch, ctx, {agent_id: agent, query, limit, as_you_type: true})
+      const matches = facts.filter((f) => f.context_for === undefined).length
+      return {facts, offset: 0, count: facts.length, search: {matches, capped: facts.length >= limit}}
     },
+    liveFacts: async (agent) => (await runOperation(factList, ctx, {agent_id: agent, limit: 1})).total,
     history: (agent, factId) => runOperation(factHistory, ctx, {agent_id: agent, fact_id: factId}),
     agents: async () => (await runOperation(agentList, ctx, {})).agents,
     checkpoints: async (agent) =>

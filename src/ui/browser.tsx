@@ -6,18 +6,23 @@ import type {Backend} from './backend.js'
 import {AgentList} from './components/agent-list.js'
 import {CheckpointList} from './components/checkpoint-list.js'
 import {CheckpointView} from './components/checkpoint-view.js'
-import {ConfirmDelete} from './components/confirm.js'
+import {ConfirmCreate, ConfirmDelete} from './components/confirm.js'
 import {Editor} from './components/editor.js'
 import {FactDetail} from './components/fact-detail.js'
 import {FactList} from './components/fact-list.js'
+import {Line} from './components/line.js'
 import {SearchBar} from './components/search-bar.js'
-import {StatusBar} from './components/status-bar.js'
+import {noticeLines, StatusBar} from './components/status-bar.js'
 import {withKeys} from './keys.js'
-import {initialState, reducer, type Action, type State} from './state.js'
+import {bodyRows, DEFAULT_VIEW, screenRows, type View} from './layout.js'
+import {initialState, isSearch, pageOf, reducer, type Action, type State} from './state.js'
+import {factsTitle} from './titles.js'
 
 export interface BrowserProps {
   backend: Backend
   agent: string
+  /** The agent as named on the command line (--agent, MEM_AGENT): if it stores nothing, the browser says which agents do. */
+  named?: string
   /** How often to look for changes other processes wrote, in ms. */
   pollMs?: number
   /** The clock for relative dates; tests fix it. */
@@ -53,15 +58,26 @@ export class Interrupted extends Error {
   }
 }
 
-export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}: BrowserProps) {
-  const [state, dispatch] = useReducer(reduce, agent, initialState)
-  const {exit} = useApp()
+function viewOf(stdout: NodeJS.WriteStream): View {
+  return {columns: stdout.columns || DEFAULT_VIEW.columns, rows: stdout.rows || DEFAULT_VIEW.rows}
+}
+
+export function Browser({backend, agent, named, pollMs = 1000, now = () => new Date()}: BrowserProps) {
   const {stdout} = useStdout()
-  const rows = Math.max(10, (stdout.rows ?? 24) - 1)
-  const bodyHeight = rows - 5
-  const {screen} = state
+  const [state, dispatch] = useReducer(reduce, undefined, () => initialState(agent, viewOf(stdout), named))
+  const {exit} = useApp()
+  const {screen, view} = state
 
   useInput((input, key) => dispatch({type: 'key', input, key}))
+
+  // A terminal resized redraws at its new size: every row is fitted to the width it now has.
+  useEffect(() => {
+    const resized = (): void => dispatch({type: 'resized', view: viewOf(stdout)})
+    stdout.on('resize', resized)
+    return () => {
+      stdout.off('resize', resized)
+    }
+  }, [stdout])
 
   useEffect(() => {
     if (state.quit) exit(state.interrupted ? new Interrupted() : undefined)
@@ -74,10 +90,25 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
   }, [pollMs])
 
   const {agent: current, query, generation} = state
+  const {offset, limit} = pageOf(state)
   useLoad(
     dispatch,
-    async () => ({type: 'facts-loaded', agent: current, query, facts: await backend.facts(current, query)}),
-    [backend, current, query, generation],
+    async () => ({
+      type: 'facts-loaded',
+      agent: current,
+      query,
+      ...(await backend.facts(current, query, {offset, limit})),
+    }),
+    [backend, current, query, generation, offset, limit],
+  )
+  // A listing counts the agent's facts as it loads; while searching they are counted on each reload, not each key.
+  const searching = isSearch(query)
+  useLoad(
+    dispatch,
+    searching
+      ? async () => ({type: 'live-counted', agent: current, live: await backend.liveFacts(current)})
+      : undefined,
+    [backend, current, searching, generation],
   )
   const factId = screen.name === 'fact' ? screen.id : undefined
   useLoad(
@@ -126,23 +157,32 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
   }, [backend, current, pending])
 
   const time = now()
+  const notice = noticeLines(state.error ?? state.notice, view.columns)
+  const height = bodyRows(view, notice.length)
   return (
-    <Box flexDirection="column" height={rows}>
-      <Box>
-        <Text bold color="cyan">
-          mem
-        </Text>
-        <Text dimColor>{` · agent ${inert(state.agent)} · ${title(state)}`}</Text>
+    <Box flexDirection="column" height={screenRows(view)} width={view.columns}>
+      <Line
+        spans={[
+          {text: 'mem', bold: true, color: 'cyan'},
+          {text: ` · agent ${inert(state.agent)} · ${title(state)}`, dim: true},
+        ]}
+        width={view.columns}
+      />
+      {screen.name === 'facts' ? (
+        <SearchBar query={{text: state.query, cursor: state.queryCursor}} typing={state.typing} width={view.columns} />
+      ) : (
+        <Text> </Text>
+      )}
+      <Box flexDirection="column" height={height} overflow="hidden">
+        {body(state, height, time)}
       </Box>
-      {screen.name === 'facts' ? <SearchBar query={state.query} typing={state.typing} /> : <Text> </Text>}
-      <Box flexDirection="column" flexGrow={1} overflow="hidden">
-        {body(state, bodyHeight, time)}
-      </Box>
+      <Box flexGrow={1} />
       <StatusBar
         screen={screen.name}
         typing={state.typing && screen.name === 'facts'}
-        notice={state.notice}
-        error={state.error}
+        notice={notice}
+        error={state.error !== undefined}
+        width={view.columns}
       />
     </Box>
   )
@@ -151,15 +191,15 @@ export function Browser({backend, agent, pollMs = 1000, now = () => new Date()}:
 function title(state: State): string {
   switch (state.screen.name) {
     case 'facts':
-      return state.factsFor === undefined
-        ? 'facts'
-        : `${state.facts.length} ${state.facts.length === 1 ? 'fact' : 'facts'}`
+      return factsTitle({...state, loaded: state.factsFor !== undefined})
     case 'fact':
       return 'fact'
     case 'edit':
       return state.screen.id === undefined ? 'new fact' : 'edit fact'
     case 'confirm-delete':
       return 'delete fact'
+    case 'confirm-create':
+      return 'new agent'
     case 'agents':
       return 'agents'
     case 'checkpoints':
@@ -171,20 +211,39 @@ function title(state: State): string {
 
 function body(state: State, height: number, now: Date) {
   const {screen} = state
+  const width = state.view.columns
   switch (screen.name) {
     case 'facts':
       return (
         <FactList
           facts={state.facts}
+          offset={state.offset}
+          count={state.count}
           selected={state.selected}
           query={state.query}
           height={height}
+          width={width}
           now={now}
           loaded={state.factsFor !== undefined}
+          capped={state.search?.capped ?? false}
+          unknown={
+            state.unknown !== undefined && state.agent === state.named
+              ? {agent: state.agent, hint: state.unknown}
+              : undefined
+          }
         />
       )
     case 'fact':
-      return <FactDetail factId={screen.id} history={state.history} now={now} height={height} scroll={state.scroll} />
+      return (
+        <FactDetail
+          factId={screen.id}
+          history={state.history}
+          now={now}
+          height={height}
+          width={width}
+          scroll={state.scroll}
+        />
+      )
     case 'edit':
       return (
         <Editor
@@ -195,6 +254,8 @@ function body(state: State, height: number, now: Date) {
           }
           draft={screen.draft}
           busy={state.pending !== undefined}
+          width={width}
+          height={height}
         />
       )
     case 'confirm-delete':
@@ -205,8 +266,12 @@ function body(state: State, height: number, now: Date) {
             state.history?.versions.find((f) => f.id === screen.id)?.content
           }
           busy={state.pending !== undefined}
+          width={width}
+          height={height}
         />
       )
+    case 'confirm-create':
+      return <ConfirmCreate agent={state.agent} width={width} height={height} />
     case 'agents':
       return (
         <AgentList
@@ -214,14 +279,23 @@ function body(state: State, height: number, now: Date) {
           selected={state.agentSelected}
           current={state.agent}
           height={height}
+          width={width}
           now={now}
         />
       )
     case 'checkpoints':
       return (
-        <CheckpointList checkpoints={state.checkpoints} selected={state.checkpointSelected} height={height} now={now} />
+        <CheckpointList
+          checkpoints={state.checkpoints}
+          selected={state.checkpointSelected}
+          height={height}
+          width={width}
+          now={now}
+        />
       )
     case 'checkpoint':
-      return <CheckpointView checkpoint={state.checkpoint} height={height} scroll={state.scroll} now={now} />
+      return (
+        <CheckpointView checkpoint={state.checkpoint} height={height} width={width} scroll={state.scroll} now={now} />
+      )
   }
 }

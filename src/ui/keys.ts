@@ -1,5 +1,7 @@
 import type {Key} from 'ink'
 
+import {pageRows} from './layout.js'
+import type {Edit} from './line-edit.js'
 import type {Action, State} from './state.js'
 
 /** Printable text from a key press (or a paste); control keys yield nothing. */
@@ -10,11 +12,45 @@ function text(input: string, key: Key): string | undefined {
   return printable === '' ? undefined : printable
 }
 
-function vertical(input: string, key: Key, letters: boolean): Action | undefined {
+/** An edit that is a key of its own, not typed text. */
+type KeyEdit = Exclude<Edit['type'], 'insert'>
+
+const CTRL_EDITS: Record<string, KeyEdit> = {
+  a: 'start',
+  e: 'end',
+  b: 'left',
+  f: 'right',
+  d: 'erase-forward',
+  u: 'kill-start',
+  k: 'kill-end',
+  w: 'kill-word',
+}
+
+const ALT_EDITS: Record<string, KeyEdit> = {b: 'word-left', f: 'word-right'}
+
+/** The readline keys of a line being typed (src/ui/line-edit.ts), and the text typed into it. */
+function lineKey(input: string, key: Key): Action | undefined {
+  const edit = (type: KeyEdit): Action => ({type: 'line', edit: {type}})
+  // Most terminals send DEL for Backspace, which ink names delete; Alt-Backspace comes as meta with it.
+  if ((key.backspace || key.delete) && key.meta) return edit('kill-word')
+  if (key.backspace || key.delete) return edit('erase-back')
+  if (key.leftArrow) return edit('left')
+  if (key.rightArrow) return edit('right')
+  if (key.home) return edit('start')
+  if (key.end) return edit('end')
+  const ctrl = key.ctrl ? CTRL_EDITS[input] : undefined
+  if (ctrl) return edit(ctrl)
+  const alt = key.meta && !key.escape ? ALT_EDITS[input] : undefined
+  if (alt) return edit(alt)
+  const typed = text(input, key)
+  return typed === undefined ? undefined : {type: 'line', edit: {type: 'insert', text: typed}}
+}
+
+function vertical(state: State, input: string, key: Key, letters: boolean): Action | undefined {
   if (key.upArrow || (letters && input === 'k')) return {type: 'move', by: -1}
   if (key.downArrow || (letters && input === 'j')) return {type: 'move', by: 1}
-  if (key.pageUp) return {type: 'move', by: -10}
-  if (key.pageDown) return {type: 'move', by: 10}
+  if (key.pageUp) return {type: 'move', by: -pageRows(state.view)}
+  if (key.pageDown) return {type: 'move', by: pageRows(state.view)}
   return undefined
 }
 
@@ -30,12 +66,10 @@ export function keyToAction(state: State, input: string, key: Key): Action | und
   if (screen.name === 'edit') {
     if (key.escape) return {type: 'back'}
     if (key.return) return {type: 'open'}
-    if (key.backspace || key.delete) return {type: 'erase'}
-    const typed = text(input, key)
-    return typed === undefined ? undefined : {type: 'type', text: typed}
+    return lineKey(input, key)
   }
 
-  if (screen.name === 'confirm-delete') {
+  if (screen.name === 'confirm-delete' || screen.name === 'confirm-create') {
     if (input === 'y' || input === 'Y') return {type: 'confirm'}
     if (input === 'n' || input === 'N' || key.escape || input === 'q') return {type: 'back'}
     return undefined
@@ -43,23 +77,27 @@ export function keyToAction(state: State, input: string, key: Key): Action | und
 
   if (screen.name === 'facts' && state.typing) {
     if (key.escape || key.return) return {type: 'stop-typing'}
-    if (key.backspace || key.delete) return {type: 'erase'}
-    const move = vertical(input, key, false)
-    if (move) return move
-    const typed = text(input, key)
-    return typed === undefined ? undefined : {type: 'type', text: typed}
+    return vertical(state, input, key, false) ?? lineKey(input, key)
   }
 
-  const move = vertical(input, key, true)
+  // Ctrl-A is not `a`, nor Alt-D `d`: a command letter is the letter alone.
+  const letter = key.ctrl || key.meta ? '' : input
+  const move = vertical(state, letter, key, true)
   if (move) return move
+  if (key.home || letter === 'g') return {type: 'move-to', end: 'first'}
+  if (key.end || letter === 'G') return {type: 'move-to', end: 'last'}
   if (key.return || (key.rightArrow && screen.name !== 'fact' && screen.name !== 'checkpoint')) return {type: 'open'}
-  if (input === 'q') return screen.name === 'facts' ? {type: 'quit'} : {type: 'back'}
   if (key.escape || key.leftArrow) return {type: 'back'}
+  return commandLetter(screen.name, letter)
+}
+
+function commandLetter(screen: State['screen']['name'], input: string): Action | undefined {
+  if (input === 'q') return screen === 'facts' ? {type: 'quit'} : {type: 'back'}
   if (input === '/') return {type: 'start-typing'}
   if (input === 'a') return {type: 'show', screen: 'agents'}
   if (input === 'c') return {type: 'show', screen: 'checkpoints'}
   if (input === 'r') return {type: 'refresh'}
-  if (screen.name === 'facts' || screen.name === 'fact') {
+  if (screen === 'facts' || screen === 'fact') {
     if (input === 'n') return {type: 'add'}
     if (input === 'e') return {type: 'edit'}
     if (input === 'd') return {type: 'ask-delete'}
@@ -73,14 +111,20 @@ export interface KeyPress {
   key: Key
 }
 
-/** The key flags of one plain character: Enter, Backspace and Tab can arrive inside a run of text. */
-function keyOf(char: string, like: Key): Key {
-  return {
+/**
+ * The key flags of one plain character: Enter, Backspace, Tab and Ctrl-letter keys can arrive
+ * inside a run of text.
+ */
+function keyOf(char: string, like: Key): [string, Key] {
+  const code = char.charCodeAt(0)
+  const named = {
     ...like,
     return: char === '\r' || char === '\n',
     backspace: char === '\u007f' || char === '\b',
     tab: char === '\t',
   }
+  if (named.return || named.backspace || named.tab || code < 1 || code > 26) return [char, named]
+  return [String.fromCharCode(code + 96), {...named, ctrl: true}]
 }
 
 /**
@@ -91,7 +135,7 @@ function keyOf(char: string, like: Key): Key {
 function presses(input: string, key: Key): [string, Key][] {
   const chars = [...input]
   if (chars.length <= 1 || key.escape || key.ctrl || key.meta || input.startsWith('\u001B')) return [[input, key]]
-  return chars.map((c) => [c, keyOf(c, key)])
+  return chars.map((c) => keyOf(c, key))
 }
 
 /**

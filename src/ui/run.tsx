@@ -20,8 +20,8 @@ function restoreTerminal(): void {
   process.stdout.write(SHOW_CURSOR + LEAVE_ALT_SCREEN)
 }
 
-/** Runs the full-screen browser until the person leaves it. */
-export async function runBrowser(ctx: OperationContext, agent: string): Promise<void> {
+/** Runs the full-screen browser until the person leaves it; `named` is the agent as the command line named it, if it did. */
+export async function runBrowser(ctx: OperationContext, agent: string, named: string | undefined): Promise<void> {
   // In raw mode Ctrl-C is a key ink handles; SIGINT still comes before raw mode is on, or from kill.
   const onSignal = (signal: NodeJS.Signals): void => {
     restoreTerminal()
@@ -32,7 +32,7 @@ export async function runBrowser(ctx: OperationContext, agent: string): Promise<
   for (const signal of SIGNALS) process.once(signal, onSignal)
   try {
     // Ctrl-C is a key the browser handles (src/ui/keys.ts), so that it can end with status 130 as shells expect.
-    const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} />, {
+    const app = render(<Browser backend={operationsBackend(ctx)} agent={agent} named={named} />, {
       exitOnCtrlC: false,
       patchConsole: false,
     })

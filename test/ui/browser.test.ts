@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 
 import {FileStore} from '../../src/store/file-store.js'
+import {SEARCH_LIMIT} from '../../src/ui/backend.js'
 import {tempHome} from '../helpers/mem.js'
 import {KEYS, renderBrowser, type BrowserHarness} from './render-browser.js'
 
@@ -57,10 +58,11 @@ describe('mem browse (ink app over a real store)', () => {
     const b = open()
     await b.waitFor('4 facts')
     await b.press('/', 'r', 'e', 'v', 'i', 'e', 'w', 'e', 'r')
-    const ranked = await b.backend.facts('alice', 'reviewer')
+    const {facts: ranked, search} = await b.backend.facts('alice', 'reviewer', {offset: 0, limit: SEARCH_LIMIT})
     assert.equal(ranked[0]?.content, 'Rollbacks need a second reviewer')
+    const matches = `${search!.matches} ${search!.matches === 1 ? 'match' : 'matches'} of 4 facts`
     const frame = await b.waitFor(
-      (f) => f.includes('/ reviewer') && f.includes(`${ranked.length} fact`),
+      (f) => f.includes('/ reviewer') && f.includes(`agent alice · ${matches}`),
       'the reviewer results',
     )
     const shown = rows(frame).map((r) => ranked.findIndex((f) => r.includes(f.content)))
@@ -82,7 +84,11 @@ describe('mem browse (ink app over a real store)', () => {
     const b = open()
     await b.waitFor('5 facts')
     await b.press('/', 'heater')
-    const frame = await b.waitFor((f) => f.includes('/ heater') && f.includes('2 facts'), 'the heater results')
+    // The turn that came only as context of its thread is not counted as a match.
+    const frame = await b.waitFor(
+      (f) => f.includes('/ heater') && f.includes('1 match (+1 from their threads) of 5 facts'),
+      'the heater results',
+    )
     assert.match(lineOf(frame, 'Dimplex'), /↳ a Dimplex panel in the hallway/)
     assert.doesNotMatch(lineOf(frame, 'which heater'), /↳/)
     await b.press(KEYS.escape, KEYS.enter)
@@ -94,14 +100,14 @@ describe('mem browse (ink app over a real store)', () => {
     await b.waitFor('3 facts')
     await b.press('/', 's', 't')
     const frame = await b.waitFor(
-      (f) => f.includes('/ st') && f.includes('1 fact'),
+      (f) => f.includes('/ st') && f.includes('1 match of 3 facts'),
       'the facts that have a word starting with "st"',
     )
     assert.match(lineOf(frame, 'staging'), /▸/)
     await b.press('a', 'g', 'i', 'n', 'g', ' ', 'd')
     // "d" is being typed: it starts "database" and "Deploys". The fact matching both words leads.
     const both = await b.waitFor(
-      (f) => f.includes('/ staging d') && f.includes('2 facts'),
+      (f) => f.includes('/ staging d') && f.includes('2 matches of 3 facts'),
       'the facts matching "staging" and a word starting with "d"',
     )
     assert.match(lineOf(both, 'staging database'), /▸/)
@@ -284,5 +290,111 @@ describe('mem browse (ink app over a real store)', () => {
     await b.press(' again', KEYS.enter)
     const frame = await b.waitFor('was deleted')
     assert.ok(frame.includes('Edit fact'), frame)
+  })
+})
+
+describe('mem browse on an agent that has stored nothing (ink app over a real store)', () => {
+  let home: ReturnType<typeof tempHome>
+  let ui: BrowserHarness | undefined
+  let store: FileStore
+
+  beforeEach(async () => {
+    home = tempHome()
+    store = new FileStore(home.home)
+    await store.addFact('alice', {content: 'Prefers pnpm as package manager', tags: []})
+    await store.saveCheckpoint('team', {state: {sprint: 4}})
+  })
+  afterEach(() => {
+    ui?.unmount()
+    ui = undefined
+    home.cleanup()
+  })
+
+  it('names the agents there are, as the CLI does, and creates a typo only when asked to', async () => {
+    ui = renderBrowser({home: home.home, agent: 'alcie', named: 'alcie'})
+    const frame = await ui.waitFor('no agent alcie; known agents: alice, team')
+    assert.match(frame, /Press a to switch to another agent, or n to create agent alcie with a first fact\./)
+    assert.ok(!frame.includes('No facts yet'), frame)
+    await ui.press('n')
+    await ui.waitFor('Create agent alcie?')
+    await ui.press('n')
+    await ui.waitFor('no agent alcie; known agents')
+    await ui.press('n', KEYS.escape)
+    await ui.waitFor('no agent alcie; known agents')
+    assert.deepEqual((await store.listAgents()).sort(), ['alice', 'team'], 'nothing written')
+    await ui.press('n', 'y')
+    await ui.waitFor('New fact for agent alcie')
+    assert.deepEqual((await store.listAgents()).sort(), ['alice', 'team'], 'nothing written until the fact is saved')
+    await ui.press('Lunch is at noon', KEYS.enter)
+    await ui.waitFor('Added fact')
+    await ui.waitFor((f) => f.includes('agent alcie · 1 fact') && f.includes('Lunch is at noon'), 'the new agent')
+    assert.deepEqual(
+      (await store.listFacts('alcie')).map((f) => f.content),
+      ['Lunch is at noon'],
+    )
+  })
+
+  it('says "No facts yet" for an agent that exists with no facts, and adds without asking', async () => {
+    ui = renderBrowser({home: home.home, agent: 'team', named: 'team'})
+    const frame = await ui.waitFor('No facts yet. Press n to add one.')
+    assert.ok(!frame.includes('no agent'), frame)
+    await ui.press('n')
+    await ui.waitFor('New fact for agent team')
+  })
+
+  it('asks before creating the default agent too, though it was not named', async () => {
+    ui = renderBrowser({home: home.home, agent: 'default'})
+    const frame = await ui.waitFor('No facts yet. Press n to add one.')
+    assert.ok(!frame.includes('no agent'), frame)
+    await ui.press('n')
+    await ui.waitFor('Create agent default?')
+  })
+})
+
+describe('mem browse editor keys (ink app over a real store)', () => {
+  let home: ReturnType<typeof tempHome>
+  let ui: BrowserHarness | undefined
+
+  beforeEach(async () => {
+    home = tempHome()
+    await new FileStore(home.home).addFact('alice', {content: 'Deploys happen on Tuesdays', tags: ['ops']})
+  })
+  afterEach(() => {
+    ui?.unmount()
+    ui = undefined
+    home.cleanup()
+  })
+
+  it('saves what Ctrl-W, Ctrl-A, Ctrl-E, Ctrl-U, Ctrl-K and Alt-B made of the draft', async () => {
+    ui = renderBrowser({home: home.home, agent: 'alice'})
+    await ui.waitFor('1 fact')
+    await ui.press('e')
+    await ui.waitFor('Deploys happen on Tuesdays #ops')
+    await ui.press(KEYS.ctrlW, KEYS.ctrlW, 'Fridays #ops', KEYS.ctrlA, 'Staging ', KEYS.ctrlE)
+    await ui.waitFor('Staging Deploys happen on Fridays #ops')
+    await ui.press(KEYS.altB, KEYS.altB, KEYS.ctrlK, 'Mondays', KEYS.enter)
+    await ui.waitFor('Updated fact')
+    const live = (await ui.store.listFacts('alice')).filter((f) => !f.superseded_by && !f.deleted_at)
+    assert.deepEqual(
+      live.map((f) => f.content),
+      ['Staging Deploys happen on Mondays'],
+    )
+    await ui.press('n', 'throw away', KEYS.ctrlU, 'kept', KEYS.enter)
+    await ui.waitFor('Added fact')
+    assert.ok((await ui.store.listFacts('alice')).some((f) => f.content === 'kept'))
+  })
+
+  it('edits the search box with the same keys', async () => {
+    ui = renderBrowser({home: home.home, agent: 'alice'})
+    await ui.waitFor('1 fact')
+    await ui.press('/', 'zebra')
+    await ui.waitFor('No facts found for "zebra"')
+    await ui.press(' tuesdays', KEYS.ctrlA, KEYS.altF, KEYS.ctrlU)
+    await ui.waitFor(
+      (f) => f.includes('/  tuesdays') && f.includes('1 match of 1 fact'),
+      'the search without its first word',
+    )
+    await ui.press(KEYS.ctrlE, KEYS.ctrlW, 'zebra')
+    await ui.waitFor('No facts found for " zebra"')
   })
 })

@@ -4,16 +4,20 @@ import {inert, inertStrings} from '../../cli/inert-text.js'
 import {relativeTime} from '../../cli/render-time.js'
 import {messagesHeading} from '../../ops/resume.js'
 import type {CheckpointDetail} from '../backend.js'
+import {Line} from './line.js'
+import {Scrolled} from './scrolled.js'
 
 /** A checkpoint with its state pretty-printed, scrolled to `scroll`. */
 export function CheckpointView({
   checkpoint,
   height,
+  width,
   scroll,
   now,
 }: {
   checkpoint: CheckpointDetail | undefined
   height: number
+  width: number
   scroll: number
   now: Date
 }) {
@@ -32,20 +36,16 @@ export function CheckpointView({
       messagesHeading(messages.length, checkpoint.message_count ?? messages.length),
       ...messages.map((m) => JSON.stringify(inertStrings(m))),
     )
-  const rows = Math.max(1, height - head.length)
-  const top = Math.min(scroll, Math.max(0, state.length - rows))
   return (
     <Box flexDirection="column">
-      <Text bold>{head[0]}</Text>
-      <Text dimColor>{head[1]}</Text>
-      {state.slice(top, top + rows).map((line, i) => (
-        <Text key={top + i} wrap="truncate-end">
-          {line}
-        </Text>
-      ))}
-      {state.length > rows ? (
-        <Text dimColor>{`lines ${top + 1}-${Math.min(state.length, top + rows)} of ${state.length} · ↑↓ scroll`}</Text>
-      ) : null}
+      <Line spans={[{text: head[0]!, bold: true}]} width={width} />
+      <Line spans={[{text: head[1]!, dim: true}]} width={width} />
+      <Scrolled
+        lines={state.map((text) => [{text}])}
+        height={Math.max(1, height - head.length)}
+        width={width}
+        scroll={scroll}
+      />
     </Box>
   )
 }
