@@ -23,8 +23,8 @@ const SEGMENT_NAME = /^\d{6}\.json$/
 
 /** A problem, with the repair --fix makes while holding the agent's lock (if one is safe). */
 export interface Finding extends Problem {
-  /** Returns, when it has one, what was done, in place of `fix` (which said what would be done). */
-  repair?: () => string | void
+  /** Returns, when it has one, what was done, in place of `fix` (which said what would be done), and what else the report should hold. */
+  repair?: () => string | Pick<Problem, 'fix' | 'set_aside'> | void
   /** Repaired before taking the agent's lock: what stops the lock from being taken at all. */
   beforeLock?: boolean
 }
