@@ -9,7 +9,7 @@ export default class Doctor extends MemCommand {
   static override summary =
     'Check the data files (or the database MEM_STORE names); with --fix, repair what can be repaired safely.'
   static override description =
-    'Checks every data file (that it parses, its format and version, every line of its journal), permissions, stale locks, symbolic links, and temporary files left by writes and searches. ' +
+    'Checks every data file (that it parses, its format and version, every line of its journal), permissions (the token folder auth/ included), stale locks, symbolic links, and temporary files left by writes and searches. ' +
     '--fix removes stale locks, temporary files and a linked search-index folder, makes files and folders private, restores the last good copy of a corrupt file, ' +
     'keeping the corrupt one aside, and repairs a damaged journal by keeping every line that applies and setting the others aside in a file beside it. ' +
     'With MEM_STORE set it checks the PostgreSQL database instead: the connection, the schema version and the rows, as mem db check does; ' +
