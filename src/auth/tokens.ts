@@ -2,7 +2,7 @@ import {createHash, randomBytes} from 'node:crypto'
 import {chmodSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {MemError} from '../errors.js'
+import {asMemError, MemError} from '../errors.js'
 import {DIR_MODE, fileIdentity, makeDirDurably, writeFileDurably} from '../store/durable-file.js'
 import {fsError} from '../store/fs-errors.js'
 import {withLock} from '../store/lock.js'
@@ -127,12 +127,29 @@ export async function createToken(
   })
 }
 
+/**
+ * Takes a token back. A revoke that fails (a full disk, say) leaves the token working, so the
+ * error says so in as many words, and what to do: a user who misses it would think the token dead.
+ */
 export async function revokeToken(home: string, name: string): Promise<TokenRecord> {
-  return updateTokens(home, (tokens) => {
-    const record = tokens.find((t) => t.name === name)
-    if (!record) throw new MemError('not_found', `no token named "${name}"; "mem token list" shows the names`)
-    return {tokens: tokens.filter((t) => t !== record), result: record}
-  })
+  try {
+    return await updateTokens(home, (tokens) => {
+      const record = tokens.find((t) => t.name === name)
+      if (!record) throw new MemError('not_found', `no token named "${name}"; "mem token list" shows the names`)
+      return {tokens: tokens.filter((t) => t !== record), result: record}
+    })
+  } catch (error) {
+    const e = asMemError(error)
+    if (e.code === 'not_found') throw e
+    // A file-system error ends with its errno code in parentheses (describeErrno).
+    const full = /\((ENOSPC|EDQUOT)\)/.test(e.message)
+    const then = full ? 'Free some disk space, then run' : 'Once that is put right, run'
+    throw new MemError(
+      e.code,
+      `${e.message.replace(/\.$/, '')}. Token "${name}" was NOT revoked: it still works, and servers still accept it. ${then} "mem token revoke ${name}" again.`,
+      e.details,
+    )
+  }
 }
 
 function nextName(tokens: TokenRecord[]): string {
