@@ -1,9 +1,10 @@
 import {createHash, randomBytes} from 'node:crypto'
-import {mkdirSync, readFileSync} from 'node:fs'
+import {chmodSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {MemError} from '../errors.js'
-import {corruptFile, DIR_MODE, fileIdentity, writeFileDurably} from '../store/durable-file.js'
+import {asMemError, MemError} from '../errors.js'
+import {DIR_MODE, fileIdentity, makeDirDurably, writeFileDurably} from '../store/durable-file.js'
+import {fsError} from '../store/fs-errors.js'
 import {withLock} from '../store/lock.js'
 import {checkAgentPattern} from './agent-patterns.js'
 
@@ -66,12 +67,23 @@ function decode(path: string, text: string): TokenRecord[] {
   try {
     parsed = JSON.parse(text)
   } catch {
-    throw corruptFile(path, 'it is not valid JSON')
+    throw damagedTokenFile(path, 'it is not valid JSON')
   }
   const file = parsed as Partial<TokenFile>
   if (!file || file.version !== 1 || !Array.isArray(file.tokens))
-    throw corruptFile(path, 'it is not a mem token file (version 1)')
+    throw damagedTokenFile(path, 'it is not a mem token file (version 1)')
   return file.tokens
+}
+
+/** No copy of the token file is kept, so the way out is by hand; `mem doctor` says the same. */
+export const TOKEN_FILE_FIX =
+  'repair it by hand, or move it away and make new tokens with "mem token create"; until then "mem mcp serve --http" refuses every request'
+
+function damagedTokenFile(path: string, problem: string): MemError {
+  return new MemError(
+    'corrupt_file',
+    `${path} cannot be used: ${problem}. It was left untouched. To go on, ${TOKEN_FILE_FIX}.`,
+  )
 }
 
 export interface NewToken {
@@ -115,12 +127,29 @@ export async function createToken(
   })
 }
 
+/**
+ * Takes a token back. A revoke that fails (a full disk, say) leaves the token working, so the
+ * error says so in as many words, and what to do: a user who misses it would think the token dead.
+ */
 export async function revokeToken(home: string, name: string): Promise<TokenRecord> {
-  return updateTokens(home, (tokens) => {
-    const record = tokens.find((t) => t.name === name)
-    if (!record) throw new MemError('not_found', `no token named "${name}"; "mem token list" shows the names`)
-    return {tokens: tokens.filter((t) => t !== record), result: record}
-  })
+  try {
+    return await updateTokens(home, (tokens) => {
+      const record = tokens.find((t) => t.name === name)
+      if (!record) throw new MemError('not_found', `no token named "${name}"; "mem token list" shows the names`)
+      return {tokens: tokens.filter((t) => t !== record), result: record}
+    })
+  } catch (error) {
+    const e = asMemError(error)
+    if (e.code === 'not_found') throw e
+    // A file-system error ends with its errno code in parentheses (describeErrno).
+    const full = /\((ENOSPC|EDQUOT)\)/.test(e.message)
+    const then = full ? 'Free some disk space, then run' : 'Once that is put right, run'
+    throw new MemError(
+      e.code,
+      `${e.message.replace(/\.$/, '')}. Token "${name}" was NOT revoked: it still works, and servers still accept it. ${then} "mem token revoke ${name}" again.`,
+      e.details,
+    )
+  }
 }
 
 function nextName(tokens: TokenRecord[]): string {
@@ -136,13 +165,34 @@ async function updateTokens<T>(
   change: (tokens: TokenRecord[]) => {tokens: TokenRecord[]; result: T},
 ): Promise<T> {
   const dir = authDir(home)
-  mkdirSync(dir, {recursive: true, mode: DIR_MODE})
+  makeDirDurably(dir)
+  keepPrivate(dir)
   return withLock(dir, () => {
     const {tokens, result} = change(readTokens(home))
     const file: TokenFile = {version: 1, tokens}
     writeFileDurably(tokensFile(home), `${JSON.stringify(file, null, 2)}\n`, {durable: true, backup: false})
     return result
   })
+}
+
+/**
+ * Whoever can write to `auth/` can put a token of their own in it, so a folder found looser than
+ * 0700 (made by hand, or by a tool under a loose umask) is made private before a token is written
+ * there; `mem doctor` reports and repairs it too.
+ */
+function keepPrivate(dir: string): void {
+  const mode = statSync(dir).mode & 0o777
+  if (mode === DIR_MODE) return
+  try {
+    chmodSync(dir, DIR_MODE)
+  } catch (error) {
+    throw fsError(
+      error,
+      'make private (mode 0700)',
+      dir,
+      `its mode is 0${mode.toString(8)}, so anyone it lets in could add a token of their own. Nothing was changed`,
+    )
+  }
 }
 
 /**

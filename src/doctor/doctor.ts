@@ -6,7 +6,8 @@ import {asMemError} from '../errors.js'
 import {defineOperation} from '../ops/operation.js'
 import {withLock} from '../store/lock.js'
 import {agentFolders, inspectAgent, inspectHome, type AgentFolder, type Finding} from './inspect.js'
-import {DoctorReport, Problem, prose} from './report.js'
+import {journalNotes} from './notes.js'
+import {DoctorReport, Problem, prose, type Note} from './report.js'
 
 export const DoctorInput = v.strictObject({
   fix: v.optional(v.boolean(), false),
@@ -35,6 +36,7 @@ export const doctor = defineOperation({
     if (!existsSync(home))
       return {home, ok: true, fix: input.fix, checked: {agents: 0, files: 0}, problems: [], exists: false}
     const problems: Problem[] = []
+    const notes: Note[] = []
     const homeFindings = inspectHome(home)
     problems.push(...(input.fix ? homeFindings.map(applyRepair) : homeFindings))
     const folders = agentFolders(home)
@@ -43,6 +45,8 @@ export const doctor = defineOperation({
       const {findings, files: n} = inspectAgent(folder, {locked: false})
       files += n
       problems.push(...(input.fix && findings.length > 0 ? await repairAgent(folder, findings) : findings))
+      // Looked for after the repairs: a repair sets lines aside, and a journal it rewrote has no unfinished line left.
+      notes.push(...journalNotes(folder.dir, folder.agent))
     }
     return {
       home,
@@ -50,6 +54,7 @@ export const doctor = defineOperation({
       fix: input.fix,
       checked: {agents: folders.length, files},
       problems: problems.map(plain),
+      notes,
     }
   },
 })
@@ -96,7 +101,7 @@ function applyRepair(finding: Finding): Finding {
     const done = finding.repair()
     // The store's message tells what to do about the file; once repaired, only what was wrong is left to say.
     const problem = finding.problem.replace(/ It was left untouched\..*$/s, '')
-    return {...finding, problem, fixed: true, ...(typeof done === 'string' ? {fix: done} : {})}
+    return {...finding, problem, fixed: true, ...(typeof done === 'string' ? {fix: done} : (done ?? {}))}
   } catch (error) {
     return {...finding, fix: `${finding.fix} (failed: ${asMemError(error).message})`}
   }

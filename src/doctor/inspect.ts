@@ -10,6 +10,7 @@ import {legacyLockPaths, lockPath} from '../store/lock.js'
 import {agentsRoot, decodeAgentDir} from '../store/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
 import {revisionPath} from '../store/revision.js'
+import {authFindings} from './auth.js'
 import {isJournal, journalCheck, restoreJournalBackup} from './journals.js'
 import {removeQuietly, restoreBackup} from './repair.js'
 import type {Problem} from './report.js'
@@ -23,8 +24,8 @@ const SEGMENT_NAME = /^\d{6}\.json$/
 
 /** A problem, with the repair --fix makes while holding the agent's lock (if one is safe). */
 export interface Finding extends Problem {
-  /** Returns, when it has one, what was done, in place of `fix` (which said what would be done). */
-  repair?: () => string | void
+  /** Returns, when it has one, what was done, in place of `fix` (which said what would be done), and what else the report should hold. */
+  repair?: () => string | Pick<Problem, 'fix' | 'set_aside'> | void
   /** Repaired before taking the agent's lock: what stops the lock from being taken at all. */
   beforeLock?: boolean
 }
@@ -74,7 +75,12 @@ export function inspectHome(home: string): Finding[] {
     ...f,
     fix: `if the folder holds nothing but mem's data, run: chmod 700 ${JSON.stringify(home)}`,
   }))
-  return [...homeFindings, ...modeProblem(agentsRoot(home), DIR_MODE, undefined), ...brokenAgentLinks(home)]
+  return [
+    ...homeFindings,
+    ...modeProblem(agentsRoot(home), DIR_MODE, undefined),
+    ...brokenAgentLinks(home),
+    ...authFindings(home),
+  ]
 }
 
 /** Where a check looks: one agent's folder, and whether the caller holds that agent's lock. */
@@ -202,7 +208,7 @@ function lockProblems(dir: string, agent: string): Finding[] {
 
 type EntryType = 'file' | 'folder' | 'link' | 'other'
 
-function entryType(path: string): EntryType | undefined {
+export function entryType(path: string): EntryType | undefined {
   try {
     const st = lstatSync(path)
     return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'folder' : st.isFile() ? 'file' : 'other'
@@ -333,7 +339,7 @@ const LEFT_BY = {
     'a temporary file left by a search that stopped while saving the search index (the index is rebuilt when needed)',
 }
 
-function tempFiles(dir: string, agent: string, locked: boolean, cacheNames?: RegExp): Finding[] {
+export function tempFiles(dir: string, agent: string | undefined, locked: boolean, cacheNames?: RegExp): Finding[] {
   const isTemp = (name: string): boolean => (cacheNames ? cacheNames.test(name) : isTempFile(name))
   return entries(dir)
     .filter((e) => e.isFile() && isTemp(e.name) && (locked || !writerAlive(e.name)))
@@ -342,7 +348,7 @@ function tempFiles(dir: string, agent: string, locked: boolean, cacheNames?: Reg
       return {
         kind: 'temp_file' as const,
         path,
-        agent,
+        ...(agent === undefined ? {} : {agent}),
         problem: LEFT_BY[cacheNames ? 'search' : 'write'],
         fix: 'remove it',
         fixed: false,
@@ -363,7 +369,7 @@ function writerAlive(name: string): boolean {
   }
 }
 
-function modeProblem(path: string, mode: number, agent: string | undefined): Finding[] {
+export function modeProblem(path: string, mode: number, agent: string | undefined): Finding[] {
   let actual: number
   try {
     actual = statSync(path).mode & 0o777

@@ -157,7 +157,7 @@ function parseJson(path: string, text: string): unknown {
 export function corruptFile(path: string, problem: string): MemError {
   return new MemError(
     'corrupt_file',
-    `${path} cannot be used: ${problem}. It was left untouched. Run "mem doctor" to inspect it and "mem doctor --fix" to restore the last good copy.`,
+    `${path} cannot be used: ${problem}. It was left untouched. Run "mem doctor" to see what can be done: "mem doctor --fix" puts back the last good copy where one is kept.`,
   )
 }
 
@@ -257,6 +257,42 @@ function keepBackup(path: string): void {
       // A .bak that reappeared between the unlink and the link (a process that ignores the lock): replace it once more.
       if (code !== 'EEXIST' || attempt > 0) throw fsError(error, 'keep the previous version of', `${path} as ${bak}`)
     }
+  }
+}
+
+/**
+ * Makes a new file durably under a name that must be free: written to a temporary file, flushed,
+ * then linked under its name, which fails (EEXIST) rather than replace a file another repair left
+ * there. Its folder is flushed before returning, so a change that relies on the file (a journal
+ * rewritten without the lines set aside in it) is made only once the file itself is safe.
+ */
+export function createFileDurably(path: string, bytes: Buffer): void {
+  const dir = dirname(path)
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  let fd: number
+  try {
+    fd = openSync(tmp, 'wx', FILE_MODE)
+  } catch (error) {
+    throw fsError(error, 'write', path)
+  }
+  try {
+    try {
+      writeAll(fd, bytes)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    linkSync(tmp, path)
+  } catch (error) {
+    removeQuietly(tmp)
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw error
+    throw fsError(error, 'write', path)
+  }
+  removeQuietly(tmp)
+  try {
+    fsyncDir(dir)
+  } catch (error) {
+    throw fsError(error, 'flush the folder', dir)
   }
 }
 

@@ -130,50 +130,141 @@ export function readJournal(
   return parsed
 }
 
+/**
+ * A journal line that cannot be applied: every operation on the agent fails, naming the file and
+ * the line. `mem doctor --fix` keeps the lines that can be applied and sets the others aside
+ * (src/doctor/journal-repair.ts), so the hint names that repair.
+ */
+export function damagedJournal(path: string, problem: string): MemError {
+  return new MemError(
+    'corrupt_file',
+    `${path} cannot be used: ${problem}. It was left untouched. Run "mem doctor --fix" to keep every line that can be applied and set the others aside in a file beside it (nothing is deleted), or "mem doctor" to see which.`,
+  )
+}
+
+/** A journal's whole lines (each without its newline), and where the last one ends: bytes after it are a torn write. */
+export function journalLines(bytes: Buffer): {lines: Buffer[]; end: number} {
+  const end = bytes.lastIndexOf(0x0a) + 1
+  const lines: Buffer[] = []
+  for (let start = 0; start < end;) {
+    const stop = bytes.indexOf(0x0a, start)
+    lines.push(bytes.subarray(start, stop))
+    start = stop + 1
+  }
+  return {lines, end}
+}
+
+/** A line's JSON value, or undefined when it is not JSON. */
+export function lineValue(line: Buffer): {value: unknown} | undefined {
+  try {
+    return {value: JSON.parse(line.toString('utf8'))}
+  } catch {
+    return undefined
+  }
+}
+
+/** True for a first line shaped like a journal header, whatever it says. */
+export function isHeader(value: unknown): boolean {
+  return v.is(Header, value)
+}
+
+/**
+ * Checks a journal's first line against the segment it lies beside. A line that is no header at
+ * all is damage (`mem doctor --fix` writes a new one); a header of another kind, agent or segment
+ * is a journal that belongs elsewhere, and one of a newer version is for a newer mem.
+ */
+export function checkHeader(path: string, value: unknown, expect: {kind: Kind; agent?: string; segment: string}): void {
+  const header = v.safeParse(Header, value)
+  if (!header.success)
+    throw damagedJournal(path, `its first line is not a mem journal header (${describeIssue(header.issues[0])})`)
+  const {format, version, agent, segment} = header.output
+  if (format !== journalFormat(expect.kind))
+    throw foreignJournal(path, `it holds "${format}" where "${journalFormat(expect.kind)}" was expected`)
+  if (version > JOURNAL_VERSION)
+    throw new MemError(
+      'unsupported_version',
+      `${path} was written by a newer mem (journal version ${version}; this mem reads up to ${JOURNAL_VERSION}). Upgrade mem to use it; the file was left untouched.`,
+    )
+  if (expect.agent !== undefined && agent !== expect.agent)
+    throw foreignJournal(path, `it belongs to agent "${agent}" but lies in the folder of agent "${expect.agent}"`)
+  if (segment !== expect.segment)
+    throw foreignJournal(path, `it holds changes to ${segment}, not to ${expect.segment} beside it`)
+}
+
+/** A journal whose header says it belongs elsewhere: no line of it is this segment's, so no repair keeps any. */
+function foreignJournal(path: string, problem: string): MemError {
+  return new MemError(
+    'corrupt_file',
+    `${path} cannot be used: ${problem}. It was left untouched. Move it out of the folder to give up its changes, or put it back where it belongs; "mem doctor" lists every such file.`,
+  )
+}
+
+/** A line's change, or undefined when it is neither an add nor a mark. */
+export function journalOp(value: unknown): JournalOp | undefined {
+  return v.is(Add, value) || v.is(Mark, value) ? value : undefined
+}
+
 /** Checks and parses a journal's bytes; throws `corrupt_file` for any whole line that is not a valid change. */
 export function parseJournal(
   path: string,
   bytes: Buffer,
   expect: {kind: Kind; agent?: string; segment: string},
 ): JournalText {
-  const end = bytes.lastIndexOf(0x0a) + 1
-  const lines =
-    end === 0
-      ? []
-      : bytes
-          .subarray(0, end - 1)
-          .toString('utf8')
-          .split('\n')
+  const {lines, end} = journalLines(bytes)
   const ops: JournalOp[] = []
   for (const [i, line] of lines.entries()) {
-    let value: unknown
-    try {
-      value = JSON.parse(line)
-    } catch {
-      throw corruptFile(path, `line ${i + 1} is not valid JSON`)
-    }
+    const parsed = lineValue(line)
+    if (parsed === undefined) throw damagedJournal(path, `line ${i + 1} is not valid JSON`)
     if (i === 0) {
-      const header = v.safeParse(Header, value)
-      if (!header.success)
-        throw corruptFile(path, `its first line is not a mem journal header (${describeIssue(header.issues[0])})`)
-      const {format, version, agent, segment} = header.output
-      if (format !== journalFormat(expect.kind))
-        throw corruptFile(path, `it holds "${format}" where "${journalFormat(expect.kind)}" was expected`)
-      if (version > JOURNAL_VERSION)
-        throw new MemError(
-          'unsupported_version',
-          `${path} was written by a newer mem (journal version ${version}; this mem reads up to ${JOURNAL_VERSION}). Upgrade mem to use it; the file was left untouched.`,
-        )
-      if (expect.agent !== undefined && agent !== expect.agent)
-        throw corruptFile(path, `it belongs to agent "${agent}" but lies in the folder of agent "${expect.agent}"`)
-      if (segment !== expect.segment)
-        throw corruptFile(path, `it holds changes to ${segment}, not to ${expect.segment} beside it`)
+      checkHeader(path, parsed.value, expect)
       continue
     }
-    if (v.is(Add, value) || v.is(Mark, value)) ops.push(value)
-    else throw corruptFile(path, `line ${i + 1} is neither an "add" nor a "mark"`)
+    const op = journalOp(parsed.value)
+    if (op === undefined) throw damagedJournal(path, `line ${i + 1} is neither an "add" nor a "mark"`)
+    ops.push(op)
   }
   return {ops, end, size: bytes.length}
+}
+
+/**
+ * A segment's records with changes applied one at a time, each record checked as the JSON file's
+ * are. Replay is idempotent: an added id already held is skipped, and a mark of an id not held
+ * (a record edited out by hand) has nothing to mark.
+ */
+export class Replay<T extends {id: string}> {
+  readonly records: T[]
+  private readonly at: Map<string, number>
+
+  constructor(
+    records: T[],
+    private readonly schema: v.GenericSchema<unknown, T>,
+  ) {
+    this.records = [...records]
+    this.at = new Map(this.records.map((r, i) => [r.id, i]))
+  }
+
+  holds(id: string): boolean {
+    return this.at.has(id)
+  }
+
+  /** Applies the change on `line`; returns why it cannot be applied, or undefined once it is. */
+  apply(op: JournalOp, line: number): string | undefined {
+    if ('add' in op) {
+      const parsed = v.safeParse(this.schema, op.add)
+      if (!parsed.success)
+        return `the record added on line ${line} does not decode (${describeIssue(parsed.issues[0])})`
+      if (this.at.has(parsed.output.id)) return undefined
+      this.at.set(parsed.output.id, this.records.length)
+      this.records.push(parsed.output)
+      return undefined
+    }
+    const index = this.at.get(op.mark)
+    if (index === undefined) return undefined
+    const parsed = v.safeParse(this.schema, {...this.records[index], ...op.set, id: op.mark})
+    if (!parsed.success) return `the change on line ${line} does not decode (${describeIssue(parsed.issues[0])})`
+    this.records[index] = parsed.output
+    return undefined
+  }
 }
 
 /** The segment's records with its journal's changes applied, each record checked as the JSON file's are. */
@@ -184,28 +275,12 @@ export function applyJournal<T extends {id: string}>(
   schema: v.GenericSchema<unknown, T>,
 ): T[] {
   if (ops.length === 0) return records
-  const out = [...records]
-  const at = new Map(out.map((r, i) => [r.id, i]))
+  const replay = new Replay(records, schema)
   for (const [i, op] of ops.entries()) {
-    const line = i + 2
-    if ('add' in op) {
-      const parsed = v.safeParse(schema, op.add)
-      if (!parsed.success)
-        throw corruptFile(path, `the record added on line ${line} does not decode (${describeIssue(parsed.issues[0])})`)
-      if (at.has(parsed.output.id)) continue
-      at.set(parsed.output.id, out.length)
-      out.push(parsed.output)
-      continue
-    }
-    const index = at.get(op.mark)
-    // A mark of a record the file no longer holds (edited out by hand) has nothing left to mark.
-    if (index === undefined) continue
-    const parsed = v.safeParse(schema, {...out[index], ...op.set, id: op.mark})
-    if (!parsed.success)
-      throw corruptFile(path, `the change on line ${line} does not decode (${describeIssue(parsed.issues[0])})`)
-    out[index] = parsed.output
+    const problem = replay.apply(op, i + 2)
+    if (problem !== undefined) throw damagedJournal(path, problem)
   }
-  return out
+  return replay.records
 }
 
 /**

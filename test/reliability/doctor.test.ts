@@ -88,4 +88,60 @@ describe('mem doctor (built binary)', function () {
     assert.equal(existsSync(inProgress), false)
     assert.equal(report(home.home).code, 0)
   })
+
+  it('auth/ is checked and repaired like the other folders, and a token command never writes into a loose one', () => {
+    assert.equal(mem(home.home, ['token', 'create', '--name', 'laptop']).code, 0)
+    const auth = join(home.home, 'auth')
+    const tokens = join(auth, 'tokens.json')
+    const lock = join(auth, 'write.lock')
+    const orphan = join(auth, '.tokens.json.999999999.abcd1234.tmp')
+    writeFileSync(orphan, '{"half')
+    chmodSync(auth, 0o777)
+    chmodSync(tokens, 0o644)
+    chmodSync(lock, 0o666)
+
+    const found = report(home.home)
+    assert.equal(found.code, 1)
+    assert.deepEqual(
+      found.report.problems.map((p) => [p.kind, p.path, p.fixed]).sort(),
+      [
+        ['permissions', auth, false],
+        ['permissions', lock, false],
+        ['permissions', tokens, false],
+        ['temp_file', orphan, false],
+      ].sort(),
+    )
+    assert.match(
+      found.report.problems.find((p) => p.path === auth)!.problem,
+      /mode 0777; mem keeps its folders private/,
+    )
+    const fixed = report(home.home, ['--fix'])
+    assert.equal(fixed.code, 0)
+    assert.deepEqual([modeOf(auth), modeOf(tokens), modeOf(lock)], [0o700, 0o600, 0o600])
+    assert.equal(existsSync(orphan), false)
+
+    // A token command finds the folder loose again: it makes it private before writing a token there.
+    chmodSync(auth, 0o777)
+    assert.equal(mem(home.home, ['token', 'create', '--name', 'desk']).code, 0)
+    assert.equal(modeOf(auth), 0o700)
+
+    // No copy of the token file is kept: a damaged one is reported and left, and every command says how to go on.
+    writeFileSync(tokens, '{"version": 1, "tok')
+    const damaged = report(home.home, ['--fix'])
+    assert.equal(damaged.code, 1)
+    assert.deepEqual(
+      damaged.report.problems.map((p) => [p.kind, p.path, p.fixed]),
+      [['corrupt_file', tokens, false]],
+    )
+    assert.match(
+      damaged.report.problems[0]!.fix,
+      /^no copy of it is kept: repair it by hand, or move it away and make new tokens with "mem token create"/,
+    )
+    const list = mem(home.home, ['token', 'list'])
+    assert.equal(list.code, 1)
+    assert.match(
+      list.stderr,
+      /tokens\.json cannot be used: it is not valid JSON\. It was left untouched\. To go on, repair it by hand, or move it away/,
+    )
+  })
 })

@@ -167,6 +167,52 @@ describe('torture: folders, read-only file systems and repairs under a full disk
     )
   })
 
+  it('mem token revoke on a full disk says plainly that the token still works and what to do; once there is room it revokes it', () => {
+    const fs = join(home.home, 'small-disk')
+    const out = join(home.home, 'out')
+    mkdirSync(fs)
+    mkdirSync(out)
+    // A private mount namespace with a small tmpfs, filled up: a disk with no space left, for real.
+    const script = [
+      'set -e',
+      'mount -t tmpfs -o size=256k tmpfs "$1"',
+      'export MEM_HOME="$1/home"',
+      '"$3" "$4" token create --name laptop > /dev/null',
+      'cp "$1/home/auth/tokens.json" "$2/before.json"',
+      'dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null || true',
+      '"$3" "$4" token revoke laptop --json > "$2/revoke.json" || echo $? > "$2/revoke.code"',
+      'cp "$1/home/auth/tokens.json" "$2/after.json"',
+      'ls -A "$1/home/auth" > "$2/auth.ls"',
+      '"$3" "$4" token list --json > "$2/list.json"',
+      'rm "$1/fill"',
+      '"$3" "$4" token revoke laptop --json > "$2/again.json"',
+      '"$3" "$4" token list --json > "$2/list-after.json"',
+    ].join('\n')
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', fs, out, process.execPath, BIN], {
+      env: {...process.env, NO_COLOR: '1'},
+      encoding: 'utf8',
+    })
+    assert.equal(r.status, 0, r.stderr + r.stdout)
+    const read = (name: string): string => readFileSync(join(out, name), 'utf8')
+    assert.equal(read('revoke.code').trim(), '1')
+    assert.match(
+      (JSON.parse(read('revoke.json')) as {error: {message: string}}).error.message,
+      /^could not write \S+\/auth\/tokens\.json: no space left on device \(ENOSPC\)\. Token "laptop" was NOT revoked: it still works, and servers still accept it\. Free some disk space, then run "mem token revoke laptop" again\.$/,
+    )
+    assert.equal(read('after.json'), read('before.json'), 'the token file is as it was: the token still works')
+    assert.deepEqual(
+      read('auth.ls').trim().split('\n').sort(),
+      ['tokens.json', 'write.lock'],
+      'no temporary file is left',
+    )
+    assert.deepEqual(
+      (JSON.parse(read('list.json')) as {tokens: {name: string}[]}).tokens.map((t) => t.name),
+      ['laptop'],
+    )
+    assert.deepEqual(JSON.parse(read('again.json')), {name: 'laptop', revoked: true})
+    assert.deepEqual(JSON.parse(read('list-after.json')), {count: 0, tokens: []})
+  })
+
   it('a first write for a new agent that fails on a full disk leaves no agent behind: mem agents and export --all do not list it', async () => {
     assert.equal(mem(home.home, ['add', 'kept', '-a', 'other']).code, 0)
     // For a new agent: fsync 1 flushes agents/ (the new agent folder), 2 the agent folder (its new facts/), 3 the data file.
