@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
 
-import {mem, tempHome, type RunResult} from '../helpers/mem.js'
+import {BIN, childEnv, mem, tempHome, type RunResult} from '../helpers/mem.js'
 import {memAtTerminal} from '../helpers/terminal.js'
 
 type Path = 'fast' | 'oclif'
@@ -137,6 +138,28 @@ describe('the command line parses as people type it', () => {
     assert.equal(tty.code, 2)
     assert.match(tty.stdout, /sarch is not a mem command\. Did you mean "mem search"\?/)
     assert.doesNotMatch(tty.stdout, /\(Y\/n\)|\?\s*$/)
+  })
+
+  it('mem mcp serve refuses a default agent that is not an agent id at start, on stdio and over HTTP', () => {
+    // A server that started anyway would look connected and fail every call: bounded, not waited for.
+    const serve = (args: string[], env: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [BIN, 'mcp', 'serve', ...args], {
+        env: childEnv(home.home, env),
+        input: '',
+        encoding: 'utf8',
+        timeout: 20_000,
+      })
+      return {code: r.status, stderr: r.stderr}
+    }
+    const wrong = 'may use letters, digits and . _ : @ + / - and must start with a letter or digit'
+    for (const extra of [[], ['--http', '--port', '0']]) {
+      const flag = serve(['--agent', 'bad agent', ...extra])
+      assert.equal(flag.code, 2, flag.stderr)
+      assert.equal(flag.stderr, `Error: invalid input: --agent: ${wrong}\n`)
+      const env = serve(extra, {MEM_AGENT: 'bad agent'})
+      assert.equal(env.code, 2, env.stderr)
+      assert.equal(env.stderr, `Error: invalid default agent "bad agent" (from --agent or MEM_AGENT): ${wrong}\n`)
+    }
   })
 
   it('a word after a command that takes none is an unexpected argument, wherever the flags are', () => {
