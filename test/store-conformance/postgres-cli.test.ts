@@ -148,6 +148,43 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
         assert.equal(r.code, 0, r.stderr)
       })
 
+      it('no password anywhere: says the login needs one, where it looked, and why each place gave none', () => {
+        const private_ = join(temp.home, 'pgpass-other')
+        writeFileSync(private_, `*:*:*:someone_else:pw-s3cret-42\n`, {mode: 0o600})
+        const open = join(temp.home, 'pgpass-open')
+        writeFileSync(open, `*:*:*:${PASSWORD_ROLE}:pw-s3cret-42\n`, {mode: 0o644})
+        const noHome = join(temp.home, 'no-such-home')
+        const cases: [Record<string, string | undefined>, RegExp][] = [
+          [
+            {PGPASSFILE: '/nonexistent/pgpass'},
+            /PGPASSWORD is not set, and \/nonexistent\/pgpass does not exist; add the line ".*:PASSWORD" to \/nonexistent\/pgpass \(mode 0600\)/,
+          ],
+          [{PGPASSFILE: undefined, HOME: noHome}, new RegExp(`and ${noHome}/\\.pgpass does not exist`)],
+          [
+            {PGPASSFILE: open},
+            new RegExp(
+              `and ${open} has mode 0644: a password file is read only when no one else may read it; run chmod 600 ${open}`,
+            ),
+          ],
+          [
+            {PGPASSFILE: private_},
+            new RegExp(`and ${private_} has no line for this connection; add the line ".*:${PASSWORD_ROLE}:PASSWORD"`),
+          ],
+        ]
+        for (const [env, where] of cases) {
+          for (const args of [['list'], ['add', 'never stored']]) {
+            const r = run(db, args, {PGPASSWORD: undefined, ...env})
+            assert.equal(r.code, 1, r.stderr)
+            assert.match(
+              r.stderr,
+              /^Error: login needs a password: PostgreSQL at postgres:\/\/.* asked for one and none was found: the URL has none, /,
+            )
+            assert.match(r.stderr, where)
+            assert.doesNotMatch(r.stderr, /lost the connection|try again once the database is up|WARNING|pw-s3cret-42/)
+          }
+        }
+      })
+
       it('a wrong password is a login error that shows no password', () => {
         const wrong = db.replace('postgres://', `postgres://${PASSWORD_ROLE}:wr0ng-pass@`)
         const r = run(wrong, ['list'], {PGPASSFILE: '/nonexistent', PGPASSWORD: undefined})
