@@ -195,6 +195,51 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
     })
   })
 
+  describe("a database without mem's tables", () => {
+    const tablesIn = async (url: string) =>
+      (await sql<{n: number}>(url, "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'"))[0]!.n
+
+    it('reads answer as an empty store and create nothing; the first write applies the schema', async () => {
+      const url = await freshDatabase()
+      const id = '01JDQ3N7X2C9V5K8M4T6R0B1AZ'
+      const empty = [
+        ['search', 'deploy'],
+        ['list'],
+        ['agents'],
+        ['checkpoints'],
+        ['resume', '--on-missing', 'empty'],
+        ['export', '--all'],
+        ['doctor'],
+      ]
+      for (const args of empty) {
+        const r = run(url, args)
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`)
+      }
+      assert.match(run(url, ['agents']).stdout, /^No agents have stored anything yet\.\n$/)
+      for (const args of [['history', id], ['resume'], ['reflect', 'delete', '--fact', id]]) {
+        const r = run(url, args)
+        assert.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`)
+      }
+      const session = await connectMcp(temp.home, {env: {MEM_STORE: url}})
+      try {
+        const before = await session.call('memory_search', {query: 'deploy'})
+        assert.equal((before.structuredContent as {count: number}).count, 0)
+        assert.equal(await tablesIn(url), 0)
+        const doctor = JSON.parse(run(url, ['doctor', '--json']).stdout) as {exists?: boolean}
+        assert.equal(doctor.exists, false)
+
+        assert.equal(run(url, ['add', 'deploy steps are in the wiki']).code, 0)
+        assert.ok((await tablesIn(url)) > 0)
+        // The server that found no tables sees the ones the write made.
+        const after = await session.call('memory_search', {query: 'deploy'})
+        assert.equal((after.structuredContent as {count: number}).count, 1)
+        assert.equal((JSON.parse(run(url, ['doctor', '--json']).stdout) as {exists?: boolean}).exists, undefined)
+      } finally {
+        await session.close()
+      }
+    })
+  })
+
   describe('mem db migrate', () => {
     it('applies the schema once, reports it, and finds nothing to do the second time', async () => {
       const url = await freshDatabase()
