@@ -110,6 +110,47 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       }
     })
 
+    it('a #fragment of MEM_STORE is never shown nor written into a client config', async () => {
+      const url = 'postgres://mem:hunter2@127.0.0.1:1/mem#frag-s3cret'
+      const text = run(url, ['add', 'x'])
+      assert.equal(text.code, 1)
+      assert.match(text.stderr, /could not reach PostgreSQL at postgres:\/\/mem:\*\*\*@127\.0\.0\.1:1\/mem: /)
+      const json = run(url, ['list', '--json'])
+      const doctor = run(url, ['doctor', '--json'])
+      assert.equal((JSON.parse(doctor.stdout) as {database: string}).database, 'postgres://mem:***@127.0.0.1:1/mem')
+      const copy = run(undefined, ['store', 'copy', '--to', url])
+      assert.equal(copy.code, 1)
+      const config = run(url, ['mcp', 'config', '--client', 'claude-code', '--json'])
+      assert.equal(config.code, 0, config.stderr)
+      assert.match(config.stdout, /"MEM_STORE":"postgres:\/\/mem@127\.0\.0\.1:1\/mem"/)
+      const session = await connectMcp(temp.home, {env: {MEM_STORE: url}})
+      try {
+        const said = JSON.stringify((await session.call('memory_search', {query: 'x'})).content)
+        for (const out of [text, json, doctor, copy, config].flatMap((r) => [r.stdout, r.stderr]).concat(said))
+          assert.doesNotMatch(out, /frag-s3cret|hunter2/)
+      } finally {
+        await session.close()
+      }
+    })
+
+    it('a MEM_STORE or --to node-postgres cannot read is refused (exit 2), saying what is wrong, not repeating it', () => {
+      const url = 'postgres://mem:pa/s3cret@db.internal/mem'
+      for (const [r, source] of [
+        [run(url, ['list']), 'MEM_STORE'],
+        [run(url, ['mcp', 'config', '--client', 'cursor']), 'MEM_STORE'],
+        [run(undefined, ['store', 'copy', '--to', url]), '--to'],
+      ] as const) {
+        assert.equal(r.code, 2, r.stderr)
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `^Error: ${source} is not a PostgreSQL URL mem can read: the port \\(after the host's ":"\\) is not a number \\(a / or \\? in a user name or password must be written %2F or %3F`,
+          ),
+        )
+        assert.doesNotMatch(r.stdout + r.stderr, /s3cret|Invalid URL/)
+      }
+    })
+
     describe('a role that logs in with a password', () => {
       let db: string
       before(async () => {

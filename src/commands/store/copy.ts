@@ -7,7 +7,7 @@ import {resolveHome} from '../../cli/home.js'
 import {MemError} from '../../errors.js'
 import {copyStore} from '../../store/copy.js'
 import {FileStore} from '../../store/file-store.js'
-import {isPostgresUrl, redactUrl} from '../../store/postgres/url.js'
+import {checkPostgresUrl, isPostgresUrl, redactUrl, withoutFragment} from '../../store/postgres/url.js'
 import type {Store} from '../../store/store.js'
 
 export default class StoreCopy extends MemCommand {
@@ -53,9 +53,11 @@ export default class StoreCopy extends MemCommand {
   private async target(to: string): Promise<{store: Store; name: string}> {
     const current = process.env.MEM_STORE?.trim()
     if (isPostgresUrl(to)) {
-      if (current === to) throw sameStore(redactUrl(to))
+      const url = checkPostgresUrl(to, '--to')
+      if (current !== undefined && isPostgresUrl(current) && withoutFragment(current) === url)
+        throw sameStore(redactUrl(url))
       const {PostgresStore} = await import('../../store/postgres/postgres-store.js')
-      return {store: await PostgresStore.open(to), name: redactUrl(to)}
+      return {store: await PostgresStore.open(url), name: redactUrl(url)}
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(to))
       throw new MemError('invalid_input', '--to must be a postgres:// URL or a folder (see mem store copy --help)')
