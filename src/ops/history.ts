@@ -2,6 +2,7 @@ import * as v from 'valibot'
 
 import {AgentId, FactId} from './fields.js'
 import {FactEntry, factEntry, statusNote} from './list.js'
+import {namingHolder} from './holder.js'
 import {defineOperation, resolveAgent} from './operation.js'
 import type {FactRecord} from '../store/records.js'
 
@@ -45,7 +46,9 @@ export const factHistory = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const start = await ctx.store.getFact(agent_id, input.fact_id)
+    const start = await ctx.store.getFact(agent_id, input.fact_id).catch(async (error: unknown) => {
+      throw await namingHolder(error, ctx.store, 'fact', input.fact_id)
+    })
     const versions = chainOf(start, await ctx.store.listFacts(agent_id)).map(factEntry)
     return {agent_id, fact_id: input.fact_id, count: versions.length, versions}
   },

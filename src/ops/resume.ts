@@ -2,6 +2,7 @@ import * as v from 'valibot'
 
 import {MemError, asMemError} from '../errors.js'
 import {AgentId, CheckpointId, Timestamp} from './fields.js'
+import {namingHolder} from './holder.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
 
@@ -86,7 +87,9 @@ export const checkpointResume = defineOperation({
       // Only the store's typed absence is "not found"; anything else keeps its cause.
       if (err.code === 'no_checkpoint') {
         if (input.on_missing === 'empty') return {agent_id, found: false as const}
-        throw err
+        throw input.checkpoint_id === undefined
+          ? err
+          : await namingHolder(err, ctx.store, 'checkpoint', input.checkpoint_id)
       }
       throw new MemError(err.code, `checkpoint resume error: ${err.message}`)
     }

@@ -26,6 +26,7 @@ import type {
   ImportResult,
   NewCheckpoint,
   NewFact,
+  RecordKind,
   ScoredFact,
   SearchQuery,
   Store,
@@ -359,6 +360,19 @@ export class PostgresStore implements Store {
         WHERE EXISTS (SELECT 1 FROM mem_facts f WHERE f.agent = a.agent)
            OR EXISTS (SELECT 1 FROM mem_checkpoints c WHERE c.agent = a.agent)
         ORDER BY agent`,
+    )
+    return rows.map((r) => r.agent)
+  }
+
+  async agentsHolding(kind: RecordKind, id: string): Promise<string[]> {
+    if (!(await this.hasTables())) return []
+    // One probe of the (agent, id) key per agent, rather than a scan of every row for the id.
+    const table = kind === 'fact' ? 'mem_facts' : 'mem_checkpoints'
+    const {rows} = await this.query<{agent: string}>(
+      `SELECT a.agent FROM mem_agents a
+         CROSS JOIN LATERAL (SELECT 1 FROM ${table} r WHERE r.agent = a.agent AND r.id = $1 LIMIT 1) held
+        ORDER BY a.agent`,
+      [id],
     )
     return rows.map((r) => r.agent)
   }
