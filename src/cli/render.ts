@@ -3,6 +3,7 @@ import type * as v from 'valibot'
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
 import {shownOf, type FactEntry} from '../ops/list.js'
 import {messagesHeading} from '../ops/resume.js'
+import {plural} from '../plural.js'
 import {unsearchable} from '../search/tokenize.js'
 import {highlight} from './render-highlight.js'
 import {relativeTime} from './render-time.js'
@@ -23,10 +24,6 @@ function pad(text: string, width: number): string {
 
 function widest(texts: string[]): number {
   return Math.max(0, ...texts.map((t) => unstyled(t).length))
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`
 }
 
 function tagList(tags: string[]): string {

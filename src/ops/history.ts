@@ -1,8 +1,9 @@
 import * as v from 'valibot'
 
+import {plural} from '../plural.js'
 import {AgentId, FactId} from './fields.js'
-import {FactEntry, factEntry, statusNote} from './list.js'
 import {namingHolder} from './holder.js'
+import {FactEntry, factEntry, statusNote} from './list.js'
 import {defineOperation, resolveAgent} from './operation.js'
 import type {FactRecord} from '../store/records.js'
 
@@ -53,9 +54,8 @@ export const factHistory = defineOperation({
     return {agent_id, fact_id: input.fact_id, count: versions.length, versions}
   },
   prose(payload) {
-    const noun = payload.count === 1 ? 'version' : 'versions'
     const lines = [
-      `History of fact ${payload.fact_id} (agent ${payload.agent_id}): ${payload.count} ${noun}, oldest first.`,
+      `History of fact ${payload.fact_id} (agent ${payload.agent_id}): ${plural(payload.count, 'version')}, oldest first.`,
     ]
     payload.versions.forEach((f, i) => {
       lines.push(

@@ -28,7 +28,7 @@ import {EntityLine, RelationLine, entityFacts, relationFact} from './memory-serv
 import {exportedTurns} from './chat-export-format.js'
 import {TRANSCRIPT_FORMAT, TurnLine, turnFact} from './transcript-format.js'
 import type {OnProgress, TransferContext} from './progress.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 
 export const ImportInput = v.strictObject({
   /** The whole file, JSON Lines. */
