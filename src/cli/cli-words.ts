@@ -51,12 +51,24 @@ export function inCliWords(error: unknown, words: FieldWords): unknown {
     // "must be after since", "add agent_id"),
     // so the same word in prose ("at most 32 tags") stays a word. The index of a dot path says nothing at the CLI.
     const named = new RegExp(
-      `(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?=:| is required| must be)|(?<=needs (?:[\\w-]+ and )*|must be (?:before|after) |; add )(${alternatives(fields)})(?![\\w-])`,
+      `(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?:(:)|(?= is required| must be))|(?<=needs (?:[\\w-]+ and )*|must be (?:before|after) |; add )(${alternatives(fields)})(?![\\w-])`,
       'g',
     )
-    message = message.replaceAll(named, (_all, a: string | undefined, b: string | undefined) => fields[(a ?? b)!]!)
+    message = message.replaceAll(
+      named,
+      (_all, a: string | undefined, colon: string | undefined, b: string | undefined) => {
+        const word = fields[(a ?? b)!]!
+        // A flag or argument is a label ("--tag: …"); words a command fills are said in a sentence ("the search words must …").
+        return colon === undefined || isWords(word) ? word : `${word}${colon}`
+      },
+    )
   }
   return new MemError(error.code, message, error.details)
+}
+
+/** "the search words", as against "--tag" or "FACT_ID". */
+function isWords(word: string): boolean {
+  return /^[a-z]/.test(word)
 }
 
 function alternatives(names: FieldWords): string {

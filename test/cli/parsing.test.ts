@@ -26,6 +26,25 @@ describe('the command line parses as people type it', () => {
 
   for (const path of PATHS) {
     describe(`(${path} path)`, () => {
+      it('says a missing or too long search or fact text in a sentence, not as a label', () => {
+        for (const args of [['search'], ['search', ''], ['search', '  ']]) {
+          const r = run(home.home, args, path)
+          assert.equal(r.code, 2)
+          assert.equal(
+            r.stderr,
+            'Error: no words to search for: give them after the command (mem search deploy steps), quoted or not (mem search "deploy steps")\n',
+          )
+        }
+        const long = run(home.home, ['add', 'x'.repeat(16_001)], path)
+        assert.equal(long.code, 2)
+        assert.equal(long.stderr, 'Error: invalid input: the fact text must be at most 16000 characters\n')
+        // A flag keeps its label.
+        assert.equal(
+          run(home.home, ['add', '--tag', '', 'x'], path).stderr,
+          'Error: invalid input: --tag: a tag must not be empty\n',
+        )
+      })
+
       it('--tag takes one value: the words after it are the fact', () => {
         const r = run(home.home, ['add', '--tag', 'ops', 'Staging is read-only on Fridays'], path)
         assert.equal(r.code, 0, r.stderr)
