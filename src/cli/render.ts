@@ -145,7 +145,7 @@ export function renderCheckpoints(payload: Payload<typeof checkpointList>, now: 
 export function renderAgents(payload: Payload<typeof agentList>, now: Date): string {
   if (payload.count === 0) return style('yellow', 'No agents have stored anything yet.')
   const rows = [
-    ['agent', 'facts', 'history', 'checkpoints', 'last active'].map((h) => style('dim', h)),
+    ['agent', 'live facts', 'history', 'checkpoints', 'last active'].map((h) => style('dim', h)),
     ...payload.agents.map((a) => [
       style('bold', a.agent_id),
       String(a.facts),
@@ -186,7 +186,7 @@ export function renderResume(payload: Payload<typeof checkpointResume>, now: Dat
   if (payload.label !== undefined) lines.push(`${style('dim', 'label   ')} ${style('bold', payload.label)}`)
   lines.push(`${style('dim', 'messages')} ${payload.message_count ?? 0}`)
   lines.push(style('dim', 'state'), renderJson(payload.state ?? {}))
-  if (payload.messages !== undefined)
+  if (payload.messages !== undefined && payload.messages.length > 0)
     lines.push(
       style('dim', messagesHeading(payload.messages.length, payload.message_count ?? 0)),
       ...payload.messages.map((m) => JSON.stringify(m)),

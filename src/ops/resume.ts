@@ -103,7 +103,8 @@ export const checkpointResume = defineOperation({
     if (payload.label !== undefined) lines.push(`Label: ${payload.label}`)
     lines.push(`Messages: ${payload.message_count ?? 0}`)
     lines.push('State:', JSON.stringify(payload.state ?? {}, null, 2))
-    if (payload.messages !== undefined)
+    // Asked for, but none saved: "Messages: 0" above says so, and an empty list would only follow a heading.
+    if (payload.messages !== undefined && payload.messages.length > 0)
       lines.push(
         messagesHeading(payload.messages.length, payload.message_count ?? 0),
         ...payload.messages.map((m) => JSON.stringify(m)),

@@ -343,7 +343,7 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       assert.equal(good.code, 0, good.stderr)
       assert.match(
         good.stdout,
-        /schema version 2 \(current\), 2 agents, 4 facts, 1 checkpoints\.\nEverything is in order\.\n$/,
+        /schema version 2 \(current\), 2 agents, 4 facts, 1 checkpoint\.\nEverything is in order\.\n$/,
       )
 
       await sql(url, 'UPDATE mem_facts SET live = false WHERE id = $1', [a])
@@ -380,6 +380,7 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       assert.match(listed.stderr, new RegExp(`fact ${id} of agent "default" in the database is not a fact record`))
       const checked = run(url, ['db', 'check'])
       assert.equal(checked.code, 1)
+      assert.match(checked.stdout, /\(current\), 1 agent, 1 fact, 0 checkpoints\.\n1 problem:\n/)
       assert.match(checked.stdout, new RegExp(`- agent default, ${id}: its record is not a fact record`))
     })
   })

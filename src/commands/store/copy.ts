@@ -5,6 +5,7 @@ import {Flags} from '@oclif/core'
 import {MemCommand} from '../../cli/base-command.js'
 import {resolveHome} from '../../cli/home.js'
 import {MemError} from '../../errors.js'
+import {plural} from '../../plural.js'
 import {copyStore} from '../../store/copy.js'
 import {FileStore} from '../../store/file-store.js'
 import {checkPostgresUrl, isPostgresUrl, redactUrl, withoutFragment} from '../../store/postgres/url.js'
@@ -35,14 +36,14 @@ export default class StoreCopy extends MemCommand {
     try {
       const result = await copyStore(from, to, (agent, done, total, copied) =>
         process.stderr.write(
-          `${done}/${total} ${agent}: ${copied.facts} facts and ${copied.checkpoints} checkpoints added, ${copied.marked} marked\n`,
+          `${done}/${total} ${agent}: ${plural(copied.facts, 'fact')} and ${plural(copied.checkpoints, 'checkpoint')} added, ${copied.marked} marked\n`,
         ),
       )
       const payload = {to: name, ...result}
       this.print(
         this.jsonMode
           ? JSON.stringify(payload)
-          : `Copied ${result.agents} agent${result.agents === 1 ? '' : 's'} to ${name}: ${result.facts} facts and ${result.checkpoints} checkpoints added, ${result.marked} facts marked as replaced or deleted here.`,
+          : `Copied ${plural(result.agents, 'agent')} to ${name}: ${plural(result.facts, 'fact')} and ${plural(result.checkpoints, 'checkpoint')} added, ${plural(result.marked, 'fact')} marked as replaced or deleted here.`,
       )
       return payload
     } finally {
