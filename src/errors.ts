@@ -27,17 +27,25 @@ export class MemError extends Error {
 }
 
 /**
- * Input that failed an operation's checks, in a message that names the operation's input
- * fields (`fact_id`, `checkpoint_save`): the words an MCP client uses. The CLI renames them to
- * its own flags and commands when it prints the error (src/cli/cli-words.ts).
+ * A failure whose message names the operation's input fields (`agent_id`, `fact_id`): the words
+ * an MCP client uses. The CLI renames them to its own flags when it prints the error
+ * (src/cli/cli-words.ts), so one message serves both surfaces.
  */
-export class InputError extends MemError {
+export class FieldError extends MemError {
   constructor(
+    code: ErrorCode,
     message: string,
     /** The operation's input fields, the only words of the message that name one. */
     readonly fields: readonly string[],
   ) {
-    super('invalid_input', message)
+    super(code, message)
+  }
+}
+
+/** Input that failed an operation's checks, in a message that names its input fields (and tools, `checkpoint_save`). */
+export class InputError extends FieldError {
+  constructor(message: string, fields: readonly string[]) {
+    super('invalid_input', message, fields)
   }
 }
 

@@ -1,4 +1,4 @@
-import {InputError, MemError} from '../errors.js'
+import {FieldError, MemError} from '../errors.js'
 import type {FlagSpecs} from './flag-spec.js'
 
 /** How a command names each input field it fills: `fact_id` → `--fact`, `query` → "the search words". */
@@ -32,12 +32,13 @@ export function fieldWordsOf(flags: FlagSpecs | readonly string[], extra: FieldW
 }
 
 /**
- * An input error in the words of the command line: its field names become the flags that fill
- * them, and tool names the commands. Only the operation's own field names are renamed, so a
- * flag named like a plain word (`--fact`) never rewrites "fact id". Any other error is left as it is.
+ * An error that names input fields (an input error, or a not-found one pointing at agent_id) in
+ * the words of the command line: its field names become the flags that fill them, and tool names
+ * the commands. Only the operation's own field names are renamed, so a flag named like a plain
+ * word (`--fact`) never rewrites "fact id". Any other error is left as it is.
  */
 export function inCliWords(error: unknown, words: FieldWords): unknown {
-  if (!(error instanceof InputError)) return error
+  if (!(error instanceof FieldError)) return error
   const fields = Object.fromEntries(
     error.fields.flatMap((field) => (words[field] === undefined ? [] : [[field, words[field]]])),
   )
@@ -47,15 +48,27 @@ export function inCliWords(error: unknown, words: FieldWords): unknown {
   )
   if (Object.keys(fields).length > 0) {
     // Only where a message names a field ("tags.0: …", "query is required", "needs fact_id and content",
-    // "must be after since"),
+    // "must be after since", "add agent_id"),
     // so the same word in prose ("at most 32 tags") stays a word. The index of a dot path says nothing at the CLI.
     const named = new RegExp(
-      `(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?=:| is required| must be)|(?<=needs (?:[\\w-]+ and )*|must be (?:before|after) )(${alternatives(fields)})(?![\\w-])`,
+      `(?<![\\w-])(${alternatives(fields)})(?:\\.\\d+)*(?:(:)|(?= is required| must be))|(?<=needs (?:[\\w-]+ and )*|must be (?:before|after) |; add )(${alternatives(fields)})(?![\\w-])`,
       'g',
     )
-    message = message.replaceAll(named, (_all, a: string | undefined, b: string | undefined) => fields[(a ?? b)!]!)
+    message = message.replaceAll(
+      named,
+      (_all, a: string | undefined, colon: string | undefined, b: string | undefined) => {
+        const word = fields[(a ?? b)!]!
+        // A flag or argument is a label ("--tag: …"); words a command fills are said in a sentence ("the search words must …").
+        return colon === undefined || isWords(word) ? word : `${word}${colon}`
+      },
+    )
   }
   return new MemError(error.code, message, error.details)
+}
+
+/** "the search words", as against "--tag" or "FACT_ID". */
+function isWords(word: string): boolean {
+  return /^[a-z]/.test(word)
 }
 
 function alternatives(names: FieldWords): string {

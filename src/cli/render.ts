@@ -3,6 +3,7 @@ import type * as v from 'valibot'
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
 import {shownOf, type FactEntry} from '../ops/list.js'
 import {messagesHeading} from '../ops/resume.js'
+import {plural} from '../plural.js'
 import {unsearchable} from '../search/tokenize.js'
 import {highlight} from './render-highlight.js'
 import {relativeTime} from './render-time.js'
@@ -23,10 +24,6 @@ function pad(text: string, width: number): string {
 
 function widest(texts: string[]): number {
   return Math.max(0, ...texts.map((t) => unstyled(t).length))
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`
 }
 
 function tagList(tags: string[]): string {
@@ -148,7 +145,7 @@ export function renderCheckpoints(payload: Payload<typeof checkpointList>, now: 
 export function renderAgents(payload: Payload<typeof agentList>, now: Date): string {
   if (payload.count === 0) return style('yellow', 'No agents have stored anything yet.')
   const rows = [
-    ['agent', 'facts', 'history', 'checkpoints', 'last active'].map((h) => style('dim', h)),
+    ['agent', 'live facts', 'history', 'checkpoints', 'last active'].map((h) => style('dim', h)),
     ...payload.agents.map((a) => [
       style('bold', a.agent_id),
       String(a.facts),
@@ -189,7 +186,7 @@ export function renderResume(payload: Payload<typeof checkpointResume>, now: Dat
   if (payload.label !== undefined) lines.push(`${style('dim', 'label   ')} ${style('bold', payload.label)}`)
   lines.push(`${style('dim', 'messages')} ${payload.message_count ?? 0}`)
   lines.push(style('dim', 'state'), renderJson(payload.state ?? {}))
-  if (payload.messages !== undefined)
+  if (payload.messages !== undefined && payload.messages.length > 0)
     lines.push(
       style('dim', messagesHeading(payload.messages.length, payload.message_count ?? 0)),
       ...payload.messages.map((m) => JSON.stringify(m)),

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 
 import {asMemError, MemError} from '../errors.js'
 import {defineOperation} from '../ops/operation.js'
+import {plural} from '../plural.js'
 import {
   checkDatabase,
   dropStaleSearchIndexes,
@@ -212,8 +213,4 @@ export function prose(report: DbDoctorReport): string {
       : `${plural(left, 'problem')} left.${!report.fix && fixable ? ' Run "mem doctor --fix" to repair what can be repaired safely.' : ''}`,
   )
   return lines.join('\n')
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
 }

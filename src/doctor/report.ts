@@ -1,5 +1,7 @@
 import * as v from 'valibot'
 
+import {plural} from '../plural.js'
+
 export const PROBLEM_KINDS = [
   'corrupt_file',
   'unsupported_version',
@@ -83,8 +85,4 @@ export function prose(report: DoctorReport): string {
         : `${plural(left, 'problem')} left.${report.fix ? '' : ' Run "mem doctor --fix" to repair what can be repaired safely.'}`,
   )
   return lines.join('\n')
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
 }

@@ -2,6 +2,7 @@ import {rmSync} from 'node:fs'
 
 import {FactIndex, type CompactFactIndex} from '../search/fact-index.js'
 import {docPairs} from '../search/inverted-index.js'
+import {plural} from '../plural.js'
 import {allLines} from '../search/lines.js'
 import {CachedSegments} from '../store/cached-segments.js'
 import {FACT_SEGMENT} from '../store/collections.js'
@@ -42,7 +43,7 @@ function searchIndexFindings(dir: string, agent: string): Finding[] {
       kind: 'search_index',
       path: searchCachePath(dir),
       agent,
-      problem: `the saved search index disagrees with the fact files for ${wrong.length} fact${wrong.length === 1 ? '' : 's'} (${shown}${wrong.length > 3 ? ', ...' : ''}): a search would find or show text the files no longer hold`,
+      problem: `the saved search index disagrees with the fact files for ${plural(wrong.length, 'fact')} (${shown}${wrong.length > 3 ? ', ...' : ''}): a search would find or show text the files no longer hold`,
       fix: 'rebuild the search index from the fact files',
       fixed: false,
       repair: () => rebuild(dir),
@@ -139,5 +140,5 @@ function rebuild(dir: string): string {
   // Gone first: should saving fail (a full disk), searches rebuild it rather than trust the old one.
   rmSync(searchCachePath(dir), {force: true})
   saveIndex(dir, index, {segments, locate: (id) => where.get(id)})
-  return `rebuilt the search index from ${index.size} live fact${index.size === 1 ? '' : 's'}`
+  return `rebuilt the search index from ${plural(index.size, 'live fact')}`
 }

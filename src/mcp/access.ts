@@ -16,6 +16,10 @@ export function scopedStore(store: Store, agents: string[] | null): Store {
       const member = Reflect.get(target, key, receiver) as unknown
       if (typeof member !== 'function') return member
       if (key === 'listAgents') return async () => (await target.listAgents()).filter(allowed)
+      // Another agent's ids stay unknown to this caller: only its own agents are named.
+      if (key === 'agentsHolding')
+        return async (...args: Parameters<Store['agentsHolding']>) =>
+          (await target.agentsHolding(...args)).filter(allowed)
       return (agent: unknown, ...rest: unknown[]) => {
         if (typeof agent !== 'string' || !allowed(agent)) throw outOfScope(agent)
         return (member as (...args: unknown[]) => unknown).call(target, agent, ...rest)

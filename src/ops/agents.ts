@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 
+import {plural} from '../plural.js'
 import {isLive} from '../store/records.js'
 import {readEachAgent, UnreadableAgent} from './each-agent.js'
 import {Timestamp} from './fields.js'
@@ -64,14 +65,19 @@ export const agentList = defineOperation({
   prose(payload) {
     if (payload.count === 0 && payload.unreadable.length === 0) return 'No agents have stored anything yet.'
     const lines = payload.agents.map((a) => {
-      const history = a.superseded + a.deleted > 0 ? ` (${a.superseded} replaced, ${a.deleted} deleted)` : ''
+      // The live facts are what search finds (the payload's `facts`); the replaced and deleted ones come on top.
+      const past = [
+        ...(a.superseded > 0 ? [`${a.superseded} replaced`] : []),
+        ...(a.deleted > 0 ? [`${a.deleted} deleted`] : []),
+      ]
+      const history = past.length > 0 ? ` (plus ${past.join(', ')})` : ''
       const active = a.last_activity === undefined ? '' : `, last active ${a.last_activity}`
-      return `- ${a.agent_id}: ${a.facts} ${a.facts === 1 ? 'fact' : 'facts'}${history}, ${a.checkpoints} ${a.checkpoints === 1 ? 'checkpoint' : 'checkpoints'}${active}`
+      return `- ${a.agent_id}: ${plural(a.facts, 'live fact')}${history}, ${plural(a.checkpoints, 'checkpoint')}${active}`
     })
     const left =
       payload.unreadable.length === 0
         ? []
         : [`Left out (could not be read): ${payload.unreadable.map((u) => u.agent_id).join(', ')}.`]
-    return [`${payload.count} ${payload.count === 1 ? 'agent' : 'agents'}:`, ...lines, ...left].join('\n')
+    return [`${plural(payload.count, 'agent')}:`, ...lines, ...left].join('\n')
   },
 })

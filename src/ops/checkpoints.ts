@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 
+import {plural} from '../plural.js'
 import {AgentId, Timestamp} from './fields.js'
 import {ListLimit, newestFirst, shownOf} from './list.js'
 import {defineOperation, resolveAgent} from './operation.js'
@@ -46,7 +47,7 @@ export const checkpointList = defineOperation({
     const lines = payload.checkpoints.map((cp, i) => {
       const label = cp.label === undefined ? '' : ` "${cp.label}"`
       const keys = cp.state_keys.length > 0 ? `; state: ${cp.state_keys.join(', ')}` : ''
-      return `${i + 1}. ${cp.id}${label}, saved ${cp.created_at}, ${cp.message_count} ${cp.message_count === 1 ? 'message' : 'messages'}${keys}`
+      return `${i + 1}. ${cp.id}${label}, saved ${cp.created_at}, ${plural(cp.message_count, 'message')}${keys}`
     })
     return [`${head} for agent ${payload.agent_id}, newest first:`, ...lines].join('\n')
   },

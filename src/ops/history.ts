@@ -1,29 +1,33 @@
 import * as v from 'valibot'
 
+import {plural} from '../plural.js'
 import {AgentId, FactId} from './fields.js'
+import {namingHolder} from './holder.js'
 import {FactEntry, factEntry, statusNote} from './list.js'
 import {defineOperation, resolveAgent} from './operation.js'
 import type {FactRecord} from '../store/records.js'
 
 /**
  * Every version linked to a fact, whichever way: the ones it replaced, the ones that
- * replaced it, and the other facts merged along the way.
+ * replaced it, and the other facts merged along the way. They come in the order the agent's
+ * facts were stored (`ordered`, as listFacts gives them), not by their times: a clock stepped
+ * back gives a replacement an earlier time than the fact it replaced.
  */
-function chainOf(start: FactRecord, byId: Map<string, FactRecord>): FactRecord[] {
+function chainOf(start: FactRecord, ordered: readonly FactRecord[]): FactRecord[] {
+  const byId = new Map(ordered.map((f, i) => [f.id, {fact: f, at: i}]))
   const seen = new Map<string, FactRecord>([[start.id, start]])
   const queue = [start]
   for (let fact = queue.shift(); fact; fact = queue.shift()) {
     for (const id of [...(fact.supersedes ?? []), ...(fact.superseded_by ? [fact.superseded_by] : [])]) {
-      const next = byId.get(id)
+      const next = byId.get(id)?.fact
       if (next && !seen.has(id)) {
         seen.set(id, next)
         queue.push(next)
       }
     }
   }
-  return [...seen.values()].sort((a, b) =>
-    a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
-  )
+  const at = (f: FactRecord) => byId.get(f.id)?.at ?? -1
+  return [...seen.values()].sort((a, b) => at(a) - at(b))
 }
 
 export const factHistory = defineOperation({
@@ -43,15 +47,15 @@ export const factHistory = defineOperation({
   }),
   async handler(ctx, input) {
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const start = await ctx.store.getFact(agent_id, input.fact_id)
-    const byId = new Map((await ctx.store.listFacts(agent_id)).map((f) => [f.id, f]))
-    const versions = chainOf(start, byId).map(factEntry)
+    const start = await ctx.store.getFact(agent_id, input.fact_id).catch(async (error: unknown) => {
+      throw await namingHolder(error, ctx.store, 'fact', input.fact_id)
+    })
+    const versions = chainOf(start, await ctx.store.listFacts(agent_id)).map(factEntry)
     return {agent_id, fact_id: input.fact_id, count: versions.length, versions}
   },
   prose(payload) {
-    const noun = payload.count === 1 ? 'version' : 'versions'
     const lines = [
-      `History of fact ${payload.fact_id} (agent ${payload.agent_id}): ${payload.count} ${noun}, oldest first.`,
+      `History of fact ${payload.fact_id} (agent ${payload.agent_id}): ${plural(payload.count, 'version')}, oldest first.`,
     ]
     payload.versions.forEach((f, i) => {
       lines.push(

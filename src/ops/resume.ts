@@ -2,6 +2,7 @@ import * as v from 'valibot'
 
 import {MemError, asMemError} from '../errors.js'
 import {AgentId, CheckpointId, ResultJsonObject, Timestamp} from './fields.js'
+import {namingHolder} from './holder.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
 
@@ -86,7 +87,9 @@ export const checkpointResume = defineOperation({
       // Only the store's typed absence is "not found"; anything else keeps its cause.
       if (err.code === 'no_checkpoint') {
         if (input.on_missing === 'empty') return {agent_id, found: false as const}
-        throw err
+        throw input.checkpoint_id === undefined
+          ? err
+          : await namingHolder(err, ctx.store, 'checkpoint', input.checkpoint_id)
       }
       throw new MemError(err.code, `checkpoint resume error: ${err.message}`)
     }
@@ -100,7 +103,8 @@ export const checkpointResume = defineOperation({
     if (payload.label !== undefined) lines.push(`Label: ${payload.label}`)
     lines.push(`Messages: ${payload.message_count ?? 0}`)
     lines.push('State:', JSON.stringify(payload.state ?? {}, null, 2))
-    if (payload.messages !== undefined)
+    // Asked for, but none saved: "Messages: 0" above says so, and an empty list would only follow a heading.
+    if (payload.messages !== undefined && payload.messages.length > 0)
       lines.push(
         messagesHeading(payload.messages.length, payload.message_count ?? 0),
         ...payload.messages.map((m) => JSON.stringify(m)),

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 
+import {plural} from '../plural.js'
 import {AgentId, Tags, Timestamp} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
@@ -92,11 +93,13 @@ export const memorySearch = defineOperation({
   },
   prose(payload) {
     if (payload.count === 0) return `No facts found for "${payload.query}" (agent ${payload.agent_id}).`
-    const noun = payload.count === 1 ? 'fact' : 'facts'
     const lines = payload.facts.map(
       (f, i) =>
         `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`})`,
     )
-    return [`Found ${payload.count} ${noun} for "${payload.query}" (agent ${payload.agent_id}):`, ...lines].join('\n')
+    return [
+      `Found ${plural(payload.count, 'fact')} for "${payload.query}" (agent ${payload.agent_id}):`,
+      ...lines,
+    ].join('\n')
   },
 })

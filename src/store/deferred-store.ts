@@ -31,6 +31,7 @@ export class DeferredStore implements Store {
   getCheckpoint: Store['getCheckpoint'] = async (...args) => (await this.store()).getCheckpoint(...args)
   listCheckpoints: Store['listCheckpoints'] = async (...args) => (await this.store()).listCheckpoints(...args)
   listAgents: Store['listAgents'] = async () => (await this.store()).listAgents()
+  agentsHolding: Store['agentsHolding'] = async (...args) => (await this.store()).agentsHolding(...args)
   importRecords: Store['importRecords'] = async (...args) => (await this.store()).importRecords(...args)
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './dura
 import {FORMAT_VERSION, preMigrationPath} from './format.js'
 import {forgetJournal, JOURNAL_MAX_BYTES, type JournalOp} from './journal.js'
 import {idAfter, maxId} from './ids.js'
+import {mayHoldRecord} from './id-scan.js'
 import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
@@ -47,6 +48,7 @@ import {
   type ImportResult,
   type NewCheckpoint,
   type NewFact,
+  type RecordKind,
   type ScoredFact,
   type SearchQuery,
   type Store,
@@ -920,6 +922,25 @@ export class FileStore implements Store {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
       throw error
     }
+  }
+
+  async agentsHolding(kind: RecordKind, id: string): Promise<string[]> {
+    const folder = kind === 'fact' ? FACT_SEGMENT.folder : CHECKPOINT_SEGMENT.folder
+    const found: string[] = []
+    for (const agent of await this.listAgents()) {
+      if (!mayHoldRecord(join(agentDir(this.home, agent), folder), id)) continue
+      // The bytes may lie (a record's text quoting one, a mark of a record the segment no
+      // longer holds): only the agent's own reading says it holds the id.
+      const held = kind === 'fact' ? this.getFact(agent, id) : this.getCheckpoint(agent, id)
+      if (
+        await held.then(
+          () => true,
+          () => false,
+        )
+      )
+        found.push(agent)
+    }
+    return found
   }
 
   /**

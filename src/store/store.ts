@@ -69,6 +69,11 @@ export interface Store {
   listCheckpoints(agent: string): Promise<CheckpointRecord[]>
   listAgents(): Promise<string[]>
   /**
+   * The agents holding a fact (or checkpoint) with this id, in order: for an error that names
+   * the agent a mistyped id belongs to. Cheap, and only ever called once an id was not found.
+   */
+  agentsHolding(kind: RecordKind, id: string): Promise<string[]>
+  /**
    * Adds records made elsewhere (mem import) as they are: ids, times and history marks kept.
    * Records whose id the agent already has are left alone, except that `marks` replace or
    * delete facts that are still live. Returns the ids it added and marked.
@@ -80,6 +85,8 @@ export interface Store {
    */
   close(): Promise<void>
 }
+
+export type RecordKind = 'fact' | 'checkpoint'
 
 export interface ImportBatch {
   facts: FactRecord[]

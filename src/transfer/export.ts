@@ -10,7 +10,7 @@ import type {CheckpointRecord, FactRecord} from '../store/store.js'
 import {EXPORT_FORMAT, EXPORT_VERSION, checkpointLine, exportJson, factLine, headerLine} from './export-format.js'
 import {writeLinesToPath} from './output-file.js'
 import type {OnProgress, TransferContext} from './progress.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 
 export const ExportInput = v.strictObject({
   agent_id: v.optional(AgentId),

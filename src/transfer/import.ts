@@ -14,7 +14,7 @@ import {ImportPlanner} from './import-plan.js'
 import {readEntries, type Planned, type ReadOptions} from './import-read.js'
 import {openImportSource, textSource, type ImportSource} from './import-source.js'
 import type {OnProgress, TransferContext} from './progress.js'
-import {plural} from './words.js'
+import {plural} from '../plural.js'
 
 export const ImportInput = v.strictObject({
   /** The file to read, or "-" for stdin. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
 
-import {mem, tempHome, type RunResult} from '../helpers/mem.js'
+import {BIN, childEnv, mem, tempHome, type RunResult} from '../helpers/mem.js'
 import {memAtTerminal} from '../helpers/terminal.js'
 
 type Path = 'fast' | 'oclif'
@@ -25,6 +26,25 @@ describe('the command line parses as people type it', () => {
 
   for (const path of PATHS) {
     describe(`(${path} path)`, () => {
+      it('says a missing or too long search or fact text in a sentence, not as a label', () => {
+        for (const args of [['search'], ['search', ''], ['search', '  ']]) {
+          const r = run(home.home, args, path)
+          assert.equal(r.code, 2)
+          assert.equal(
+            r.stderr,
+            'Error: no words to search for: give them after the command (mem search deploy steps), quoted or not (mem search "deploy steps")\n',
+          )
+        }
+        const long = run(home.home, ['add', 'x'.repeat(16_001)], path)
+        assert.equal(long.code, 2)
+        assert.equal(long.stderr, 'Error: invalid input: the fact text must be at most 16000 characters\n')
+        // A flag keeps its label.
+        assert.equal(
+          run(home.home, ['add', '--tag', '', 'x'], path).stderr,
+          'Error: invalid input: --tag: a tag must not be empty\n',
+        )
+      })
+
       it('--tag takes one value: the words after it are the fact', () => {
         const r = run(home.home, ['add', '--tag', 'ops', 'Staging is read-only on Fridays'], path)
         assert.equal(r.code, 0, r.stderr)
@@ -137,6 +157,28 @@ describe('the command line parses as people type it', () => {
     assert.equal(tty.code, 2)
     assert.match(tty.stdout, /sarch is not a mem command\. Did you mean "mem search"\?/)
     assert.doesNotMatch(tty.stdout, /\(Y\/n\)|\?\s*$/)
+  })
+
+  it('mem mcp serve refuses a default agent that is not an agent id at start, on stdio and over HTTP', () => {
+    // A server that started anyway would look connected and fail every call: bounded, not waited for.
+    const serve = (args: string[], env: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [BIN, 'mcp', 'serve', ...args], {
+        env: childEnv(home.home, env),
+        input: '',
+        encoding: 'utf8',
+        timeout: 20_000,
+      })
+      return {code: r.status, stderr: r.stderr}
+    }
+    const wrong = 'may use letters, digits and . _ : @ + / - and must start with a letter or digit'
+    for (const extra of [[], ['--http', '--port', '0']]) {
+      const flag = serve(['--agent', 'bad agent', ...extra])
+      assert.equal(flag.code, 2, flag.stderr)
+      assert.equal(flag.stderr, `Error: invalid input: --agent: ${wrong}\n`)
+      const env = serve(extra, {MEM_AGENT: 'bad agent'})
+      assert.equal(env.code, 2, env.stderr)
+      assert.equal(env.stderr, `Error: invalid default agent "bad agent" (from --agent or MEM_AGENT): ${wrong}\n`)
+    }
   })
 
   it('a word after a command that takes none is an unexpected argument, wherever the flags are', () => {

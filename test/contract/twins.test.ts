@@ -116,6 +116,39 @@ for (const store of STORES)
         assert.equal(normalize(c.text), normalize(`${mText.text}\n`))
       })
 
+      it("an id of another agent: the not-found error names that agent, in each surface's words", async () => {
+        // MCP calls first: a CLI run that blocks this process may outlast the HTTP server's keep-alive.
+        const fact = (await tool('memory_add', {agent_id: 'bob', content: 'kept by bob'})).json as {fact_id: string}
+        const cp = (await tool('checkpoint_save', {agent_id: 'bob', state: {}})).json as {checkpoint_id: string}
+        const r = await suite.mcp.call('checkpoint_resume', {checkpoint_id: cp.checkpoint_id})
+        assert.equal(r.isError, true)
+        const text = (r.content[0] as {text: string}).text
+        assert.equal(
+          text,
+          `No checkpoint "${cp.checkpoint_id}" found for agent "alice": it belongs to agent "bob"; add agent_id "bob".`,
+        )
+        // An id no agent holds keeps the not-found text as it always was.
+        const nowhere = '01JDQ3N7X2C9V5K8M4T6R0B1AZ'
+        const none = await suite.mcp.call('checkpoint_resume', {checkpoint_id: nowhere})
+        assert.equal((none.content[0] as {text: string}).text, `No checkpoint "${nowhere}" found for agent "alice".`)
+
+        const resume = mem(suite.home, ['resume', '--id', cp.checkpoint_id, '--agent', 'alice', '--json'])
+        assert.equal(resume.code, 3)
+        assert.equal(resume.stderr.split('\n').at(-2), `Error: ${text.replace('add agent_id', 'add --agent')}`)
+        assert.equal((JSON.parse(resume.stdout) as {error: {code: string}}).error.code, 'no_checkpoint')
+        // No --agent: the default agent's not-found, pointing at bob.
+        const history = mem(suite.home, ['history', fact.fact_id])
+        assert.equal(history.code, 3)
+        assert.equal(
+          history.stderr,
+          `Error: No fact "${fact.fact_id}" found for agent "default": it belongs to agent "bob"; add --agent "bob".\n`,
+        )
+        assert.equal(
+          mem(suite.home, ['history', nowhere]).stderr,
+          `Error: No fact "${nowhere}" found for agent "default".\n`,
+        )
+      })
+
       it('errors: the same message on stderr and in the tool error', async () => {
         const c = mem(suite.home, ['resume', '--agent', 'nobody', '--json'])
         const r = await suite.mcp.call('checkpoint_resume', {agent_id: 'nobody'})

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
 import {createToken, startHttpServe} from '../helpers/http.js'
-import {mem, tempHome} from '../helpers/mem.js'
+import {mem, ROOT, tempHome} from '../helpers/mem.js'
 
 interface Remote {
   client: string
@@ -66,6 +68,38 @@ describe('mem mcp config --http', function () {
       )
     } finally {
       await served.stop()
+      temp.cleanup()
+    }
+  })
+
+  it("docs/http.md gives each client's entry as mem mcp config --http prints it", () => {
+    const temp = tempHome()
+    try {
+      const url = 'http://127.0.0.1:7411/mcp'
+      const r = mem(temp.home, ['mcp', 'config', '--http', '--json'])
+      assert.equal(r.code, 0, r.stderr)
+      const printed = new Map(
+        (JSON.parse(r.stdout) as {clients: (Remote & {name: string})[]}).clients.map((c) => [
+          c.name,
+          c.snippet[c.servers_key]!.mem,
+        ]),
+      )
+      const rows = readFileSync(join(ROOT, 'docs', 'http.md'), 'utf8')
+        .split('\n')
+        .flatMap((line) => {
+          const row = /^\| ([^|]+?) \| [^|]+ \| `(\{.*?\})`/.exec(line)
+          return row ? [[row[1]!, row[2]!] as const] : []
+        })
+      assert.deepEqual(rows.map(([name]) => name).sort(), [...printed.keys()].sort())
+      for (const [name, entry] of rows) {
+        const documented = JSON.parse(
+          entry
+            .replaceAll('URL', JSON.stringify(url))
+            .replaceAll('"Bearer …"', '"Bearer <token from mem token create>"'),
+        ) as unknown
+        assert.deepEqual(documented, printed.get(name), name)
+      }
+    } finally {
       temp.cleanup()
     }
   })

@@ -379,6 +379,30 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
       })
     })
 
+    describe('agentsHolding', () => {
+      it('names the agents holding a fact or checkpoint id, whatever became of the fact, and no others', async () => {
+        const fact = await store.addFact('bob', {content: 'kept by bob', tags: []})
+        const cp = await store.saveCheckpoint('carol', {state: {step: 1}})
+        // Another agent's text that quotes the id, even as a record would, holds no such record.
+        await store.addFact('alice', {content: `see {"id":"${fact.id}","content":"x"} and ${cp.id}`, tags: []})
+        const other = open()
+        assert.deepEqual(await other.agentsHolding('fact', fact.id), ['bob'])
+        assert.deepEqual(await other.agentsHolding('checkpoint', cp.id), ['carol'])
+        assert.deepEqual(await other.agentsHolding('checkpoint', fact.id), [])
+        assert.deepEqual(await other.agentsHolding('fact', newId()), [])
+        await store.deleteFact('bob', fact.id)
+        assert.deepEqual(await open().agentsHolding('fact', fact.id), ['bob'])
+        // The same record in two agents (imported into both): both, in order.
+        await store.importRecords('dave', {facts: [await store.getFact('bob', fact.id)], checkpoints: []})
+        assert.deepEqual(await open().agentsHolding('fact', fact.id), ['bob', 'dave'])
+      })
+
+      it('an empty store holds nothing', async () => {
+        assert.deepEqual(await store.agentsHolding('fact', newId()), [])
+        assert.deepEqual(await store.agentsHolding('checkpoint', newId()), [])
+      })
+    })
+
     describe('importRecords', () => {
       const old = (i: number, extra: Partial<FactRecord> = {}): FactRecord => ({
         id: newId(Date.parse('2020-01-01T00:00:00.000Z') + i * 1000),

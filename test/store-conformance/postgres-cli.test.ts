@@ -110,6 +110,47 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       }
     })
 
+    it('a #fragment of MEM_STORE is never shown nor written into a client config', async () => {
+      const url = 'postgres://mem:hunter2@127.0.0.1:1/mem#frag-s3cret'
+      const text = run(url, ['add', 'x'])
+      assert.equal(text.code, 1)
+      assert.match(text.stderr, /could not reach PostgreSQL at postgres:\/\/mem:\*\*\*@127\.0\.0\.1:1\/mem: /)
+      const json = run(url, ['list', '--json'])
+      const doctor = run(url, ['doctor', '--json'])
+      assert.equal((JSON.parse(doctor.stdout) as {database: string}).database, 'postgres://mem:***@127.0.0.1:1/mem')
+      const copy = run(undefined, ['store', 'copy', '--to', url])
+      assert.equal(copy.code, 1)
+      const config = run(url, ['mcp', 'config', '--client', 'claude-code', '--json'])
+      assert.equal(config.code, 0, config.stderr)
+      assert.match(config.stdout, /"MEM_STORE":"postgres:\/\/mem@127\.0\.0\.1:1\/mem"/)
+      const session = await connectMcp(temp.home, {env: {MEM_STORE: url}})
+      try {
+        const said = JSON.stringify((await session.call('memory_search', {query: 'x'})).content)
+        for (const out of [text, json, doctor, copy, config].flatMap((r) => [r.stdout, r.stderr]).concat(said))
+          assert.doesNotMatch(out, /frag-s3cret|hunter2/)
+      } finally {
+        await session.close()
+      }
+    })
+
+    it('a MEM_STORE or --to node-postgres cannot read is refused (exit 2), saying what is wrong, not repeating it', () => {
+      const url = 'postgres://mem:pa/s3cret@db.internal/mem'
+      for (const [r, source] of [
+        [run(url, ['list']), 'MEM_STORE'],
+        [run(url, ['mcp', 'config', '--client', 'cursor']), 'MEM_STORE'],
+        [run(undefined, ['store', 'copy', '--to', url]), '--to'],
+      ] as const) {
+        assert.equal(r.code, 2, r.stderr)
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `^Error: ${source} is not a PostgreSQL URL mem can read: the port \\(after the host's ":"\\) is not a number \\(a / or \\? in a user name or password must be written %2F or %3F`,
+          ),
+        )
+        assert.doesNotMatch(r.stdout + r.stderr, /s3cret|Invalid URL/)
+      }
+    })
+
     describe('a role that logs in with a password', () => {
       let db: string
       before(async () => {
@@ -148,6 +189,43 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
         assert.equal(r.code, 0, r.stderr)
       })
 
+      it('no password anywhere: says the login needs one, where it looked, and why each place gave none', () => {
+        const private_ = join(temp.home, 'pgpass-other')
+        writeFileSync(private_, `*:*:*:someone_else:pw-s3cret-42\n`, {mode: 0o600})
+        const open = join(temp.home, 'pgpass-open')
+        writeFileSync(open, `*:*:*:${PASSWORD_ROLE}:pw-s3cret-42\n`, {mode: 0o644})
+        const noHome = join(temp.home, 'no-such-home')
+        const cases: [Record<string, string | undefined>, RegExp][] = [
+          [
+            {PGPASSFILE: '/nonexistent/pgpass'},
+            /PGPASSWORD is not set, and \/nonexistent\/pgpass does not exist; add the line ".*:PASSWORD" to \/nonexistent\/pgpass \(mode 0600\)/,
+          ],
+          [{PGPASSFILE: undefined, HOME: noHome}, new RegExp(`and ${noHome}/\\.pgpass does not exist`)],
+          [
+            {PGPASSFILE: open},
+            new RegExp(
+              `and ${open} has mode 0644: a password file is read only when no one else may read it; run chmod 600 ${open}`,
+            ),
+          ],
+          [
+            {PGPASSFILE: private_},
+            new RegExp(`and ${private_} has no line for this connection; add the line ".*:${PASSWORD_ROLE}:PASSWORD"`),
+          ],
+        ]
+        for (const [env, where] of cases) {
+          for (const args of [['list'], ['add', 'never stored']]) {
+            const r = run(db, args, {PGPASSWORD: undefined, ...env})
+            assert.equal(r.code, 1, r.stderr)
+            assert.match(
+              r.stderr,
+              /^Error: login needs a password: PostgreSQL at postgres:\/\/.* asked for one and none was found: the URL has none, /,
+            )
+            assert.match(r.stderr, where)
+            assert.doesNotMatch(r.stderr, /lost the connection|try again once the database is up|WARNING|pw-s3cret-42/)
+          }
+        }
+      })
+
       it('a wrong password is a login error that shows no password', () => {
         const wrong = db.replace('postgres://', `postgres://${PASSWORD_ROLE}:wr0ng-pass@`)
         const r = run(wrong, ['list'], {PGPASSFILE: '/nonexistent', PGPASSWORD: undefined})
@@ -155,6 +233,51 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
         assert.match(r.stderr, /refused the login/)
         assert.doesNotMatch(r.stderr, /wr0ng-pass|pw-s3cret-42/)
       })
+    })
+  })
+
+  describe("a database without mem's tables", () => {
+    const tablesIn = async (url: string) =>
+      (await sql<{n: number}>(url, "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'"))[0]!.n
+
+    it('reads answer as an empty store and create nothing; the first write applies the schema', async () => {
+      const url = await freshDatabase()
+      const id = '01JDQ3N7X2C9V5K8M4T6R0B1AZ'
+      const empty = [
+        ['search', 'deploy'],
+        ['list'],
+        ['agents'],
+        ['checkpoints'],
+        ['resume', '--on-missing', 'empty'],
+        ['export', '--all'],
+        ['doctor'],
+      ]
+      for (const args of empty) {
+        const r = run(url, args)
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`)
+      }
+      assert.match(run(url, ['agents']).stdout, /^No agents have stored anything yet\.\n$/)
+      for (const args of [['history', id], ['resume'], ['reflect', 'delete', '--fact', id]]) {
+        const r = run(url, args)
+        assert.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`)
+      }
+      const session = await connectMcp(temp.home, {env: {MEM_STORE: url}})
+      try {
+        const before = await session.call('memory_search', {query: 'deploy'})
+        assert.equal((before.structuredContent as {count: number}).count, 0)
+        assert.equal(await tablesIn(url), 0)
+        const doctor = JSON.parse(run(url, ['doctor', '--json']).stdout) as {exists?: boolean}
+        assert.equal(doctor.exists, false)
+
+        assert.equal(run(url, ['add', 'deploy steps are in the wiki']).code, 0)
+        assert.ok((await tablesIn(url)) > 0)
+        // The server that found no tables sees the ones the write made.
+        const after = await session.call('memory_search', {query: 'deploy'})
+        assert.equal((after.structuredContent as {count: number}).count, 1)
+        assert.equal((JSON.parse(run(url, ['doctor', '--json']).stdout) as {exists?: boolean}).exists, undefined)
+      } finally {
+        await session.close()
+      }
     })
   })
 
@@ -220,7 +343,7 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       assert.equal(good.code, 0, good.stderr)
       assert.match(
         good.stdout,
-        /schema version 2 \(current\), 2 agents, 4 facts, 1 checkpoints\.\nEverything is in order\.\n$/,
+        /schema version 2 \(current\), 2 agents, 4 facts, 1 checkpoint\.\nEverything is in order\.\n$/,
       )
 
       await sql(url, 'UPDATE mem_facts SET live = false WHERE id = $1', [a])
@@ -257,6 +380,7 @@ describe('mem on PostgreSQL (MEM_STORE)', function () {
       assert.match(listed.stderr, new RegExp(`fact ${id} of agent "default" in the database is not a fact record`))
       const checked = run(url, ['db', 'check'])
       assert.equal(checked.code, 1)
+      assert.match(checked.stdout, /\(current\), 1 agent, 1 fact, 0 checkpoints\.\n1 problem:\n/)
       assert.match(checked.stdout, new RegExp(`- agent default, ${id}: its record is not a fact record`))
     })
   })

@@ -210,9 +210,9 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
     assert.equal(
       agents,
       [
-        'agent            facts  history                checkpoints  last active',
-        'alice            3      1 replaced, 0 deleted  2            yesterday',
-        'bob-the-builder  10     0 replaced, 2 deleted  0            never',
+        'agent            live facts  history                checkpoints  last active',
+        'alice            3           1 replaced, 0 deleted  2            yesterday',
+        'bob-the-builder  10          0 replaced, 2 deleted  0            never',
       ].join('\n'),
     )
   })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 
 import {mem, tempHome} from '../helpers/mem.js'
+import {STORES, useStore} from '../helpers/stores.js'
 import {startMem} from './helpers.js'
 
 /** Runs `mem` with its clock a day behind (libfaketime), as after an NTP correction or a restored VM. */
@@ -58,3 +59,43 @@ describe('torture: a clock stepped back does not reorder what was saved', functi
     )
   })
 })
+
+for (const store of STORES)
+  describe(`torture: a clock stepped back does not reorder a fact's history (${store.name})`, function () {
+    this.timeout(30_000)
+    useStore(store)
+    let home: ReturnType<typeof tempHome>
+    beforeEach(() => (home = tempHome()))
+    afterEach(() => home.cleanup())
+
+    it("mem history lists the original before its replacement, though the replacement's clock said a day earlier", async () => {
+      const original = (
+        JSON.parse(mem(home.home, ['add', 'the office is in Lyon', '-a', 'a', '--json']).stdout) as {
+          fact_id: string
+        }
+      ).fact_id
+      const r = await memADayAgo(home.home, [
+        'reflect',
+        'update',
+        '--fact',
+        original,
+        '--content',
+        'the office is in Paris',
+        '-a',
+        'a',
+        '--json',
+      ])
+      assert.equal(r.code, 0, r.stderr)
+      const replacement = (JSON.parse(r.stdout) as {fact_id: string}).fact_id
+      for (const id of [original, replacement]) {
+        const history = JSON.parse(mem(home.home, ['history', id, '-a', 'a', '--json']).stdout) as {
+          versions: {id: string; created_at: string}[]
+        }
+        assert.deepEqual(
+          history.versions.map((v) => v.id),
+          [original, replacement],
+        )
+        assert.ok(history.versions[1]!.created_at < history.versions[0]!.created_at, 'the clock was stepped back')
+      }
+    })
+  })

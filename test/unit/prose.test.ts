@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict'
 
-import {checkpointResume, checkpointSave, memoryAdd, memoryReflect, memorySearch} from '../../src/ops/index.js'
+import {
+  agentList,
+  checkpointResume,
+  checkpointSave,
+  memoryAdd,
+  memoryReflect,
+  memorySearch,
+} from '../../src/ops/index.js'
 
 /** The prose is a contract for text-only clients and people: these strings are pinned. */
 describe('prose (golden)', () => {
@@ -140,6 +147,48 @@ describe('prose (golden)', () => {
     assert.equal(
       withLast,
       [...block, 'Last 1 of 2 messages, oldest first:', '{"role":"assistant","content":"hello"}'].join('\n'),
+    )
+  })
+
+  it('checkpoint_resume: messages asked for and none saved: no empty heading', () => {
+    const text = checkpointResume.prose({
+      found: true,
+      id: A,
+      created_at: T,
+      state: {},
+      message_count: 0,
+      agent_id: 'alice',
+      messages: [],
+    })
+    assert.equal(text, [`Checkpoint ${A} (agent alice)`, `Saved: ${T}`, 'Messages: 0', 'State:', '{}'].join('\n'))
+  })
+
+  it('agent_list: live facts counted as such, the replaced and deleted ones on top, one or many', () => {
+    const text = agentList.prose({
+      count: 3,
+      agents: [
+        {agent_id: 'alice', facts: 2, superseded: 3, deleted: 1, checkpoints: 1, last_activity: T},
+        {agent_id: 'bob', facts: 1, superseded: 0, deleted: 0, checkpoints: 0},
+        {agent_id: 'carol', facts: 0, superseded: 0, deleted: 2, checkpoints: 2, last_activity: T},
+      ],
+      unreadable: [],
+    })
+    assert.equal(
+      text,
+      [
+        '3 agents:',
+        `- alice: 2 live facts (plus 3 replaced, 1 deleted), 1 checkpoint, last active ${T}`,
+        '- bob: 1 live fact, 0 checkpoints',
+        `- carol: 0 live facts (plus 2 deleted), 2 checkpoints, last active ${T}`,
+      ].join('\n'),
+    )
+    assert.equal(
+      agentList.prose({
+        count: 1,
+        agents: [{agent_id: 'a', facts: 1, superseded: 1, deleted: 0, checkpoints: 1}],
+        unreadable: [],
+      }),
+      '1 agent:\n- a: 1 live fact (plus 1 replaced), 1 checkpoint',
     )
   })
 

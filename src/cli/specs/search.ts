@@ -1,3 +1,4 @@
+import {MemError} from '../../errors.js'
 import {memorySearch} from '../../ops/search.js'
 import {agentFlag, defineCommandSpec, factFilterFlags} from '../flag-spec.js'
 import {joinWords} from '../input.js'
@@ -22,6 +23,11 @@ export const searchSpec = defineCommandSpec({
   },
   async input(words, flags) {
     const query = joinWords(words) ?? ''
+    if (query.trim() === '')
+      throw new MemError(
+        'invalid_input',
+        'no words to search for: give them after the command (mem search deploy steps), quoted or not (mem search "deploy steps")',
+      )
     const since = await resolveTimePhrase(flags.since, '--since')
     const until = await resolveTimePhrase(flags.until, '--until')
     return {agent_id: flags.agent, query, limit: flags.limit, tags: flags.tag, since, until}

@@ -1,4 +1,5 @@
 import {MemCommand} from '../../cli/base-command.js'
+import {plural} from '../../plural.js'
 import {postgresUrl, redactUrl} from '../../store/postgres/url.js'
 
 export default class DbCheck extends MemCommand {
@@ -36,11 +37,11 @@ function prose(report: {
   const {version, latest} = report.schema
   const head =
     version === latest
-      ? `Checked ${report.database}: schema version ${version} (current), ${report.agents} agents, ${report.facts} facts, ${report.checkpoints} checkpoints.`
+      ? `Checked ${report.database}: schema version ${version} (current), ${plural(report.agents, 'agent')}, ${plural(report.facts, 'fact')}, ${plural(report.checkpoints, 'checkpoint')}.`
       : `Checked ${report.database}: schema version ${version}, this mem applies ${latest}.`
   if (report.problems.length === 0) return `${head}\nEverything is in order.`
   const lines = report.problems.map((p) =>
     p.agent === '' ? `- ${p.problem}` : `- agent ${p.agent}${p.id === undefined ? '' : `, ${p.id}`}: ${p.problem}`,
   )
-  return `${head}\n${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:\n${lines.join('\n')}`
+  return `${head}\n${plural(report.problems.length, 'problem')}:\n${lines.join('\n')}`
 }

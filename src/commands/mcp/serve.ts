@@ -1,9 +1,12 @@
 import {Flags, type Interfaces} from '@oclif/core'
+import * as v from 'valibot'
 
 import {MemCommand} from '../../cli/base-command.js'
 import {agentFlagFor} from '../../cli/flag-spec.js'
 import {oclifFlags} from '../../cli/oclif-flags.js'
 import {MemError} from '../../errors.js'
+import {AgentId} from '../../ops/fields.js'
+import {parseInput, resolveAgent, type OperationContext} from '../../ops/operation.js'
 
 type ServeFlags = Interfaces.InferredFlags<typeof McpServe.flags>
 
@@ -101,12 +104,13 @@ export default class McpServe extends MemCommand {
     const {flags, raw} = await this.parse(McpServe)
     if (flags.http) return this.serveHttp(flags)
     rejectHttpOnly(raw)
+    const ctx = checkedContext(this.context(flags.agent, true), flags.agent)
     // The SDK is loaded here only, so that no other command pays for it.
     const [{createServer}, {StdioServerTransport}] = await Promise.all([
       import('../../mcp/server.js'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ])
-    const server = createServer(this.context(flags.agent, true), this.config.version, {readOnly: flags['read-only']})
+    const server = createServer(ctx, this.config.version, {readOnly: flags['read-only']})
     const transport = new StdioServerTransport()
     // The SDK skips a line it cannot read; JSON-RPC asks for an error reply with id null, so say so and keep serving.
     transport.onerror = (error) => {
@@ -135,8 +139,8 @@ export default class McpServe extends MemCommand {
       tls: flags['tls-cert'] !== undefined,
       tlsProxy: flags['tls-proxy'],
     })
+    const ctx = checkedContext(this.context(flags.agent, true), flags.agent)
     const log = (entry: Record<string, unknown>) => process.stderr.write(`${JSON.stringify(entry)}\n`)
-    const ctx = this.context(flags.agent, true)
     const running = await startHttpServer({
       home: resolveHome(),
       store: ctx.store,
@@ -185,6 +189,17 @@ export default class McpServe extends MemCommand {
     // Lock refresh timers and kept-alive sockets must not hold the process past its grace time.
     setTimeout(() => process.exit(), 500).unref()
   }
+}
+
+/**
+ * A default agent that is not a valid id would fail every tool call that names none, while the
+ * client shows the server connected: refused at start instead (exit 2), in the words every other
+ * command uses for --agent, or for MEM_AGENT when that is where it came from.
+ */
+function checkedContext(ctx: OperationContext, flag: string | undefined): OperationContext {
+  if (flag !== undefined) parseInput(v.strictObject({agent_id: AgentId}), {agent_id: flag})
+  resolveAgent(ctx, undefined)
+  return ctx
 }
 
 /**

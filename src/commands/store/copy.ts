@@ -5,9 +5,10 @@ import {Flags} from '@oclif/core'
 import {MemCommand} from '../../cli/base-command.js'
 import {resolveHome} from '../../cli/home.js'
 import {MemError} from '../../errors.js'
+import {plural} from '../../plural.js'
 import {copyStore} from '../../store/copy.js'
 import {FileStore} from '../../store/file-store.js'
-import {isPostgresUrl, redactUrl} from '../../store/postgres/url.js'
+import {checkPostgresUrl, isPostgresUrl, redactUrl, withoutFragment} from '../../store/postgres/url.js'
 import type {Store} from '../../store/store.js'
 
 export default class StoreCopy extends MemCommand {
@@ -35,14 +36,14 @@ export default class StoreCopy extends MemCommand {
     try {
       const result = await copyStore(from, to, (agent, done, total, copied) =>
         process.stderr.write(
-          `${done}/${total} ${agent}: ${copied.facts} facts and ${copied.checkpoints} checkpoints added, ${copied.marked} marked\n`,
+          `${done}/${total} ${agent}: ${plural(copied.facts, 'fact')} and ${plural(copied.checkpoints, 'checkpoint')} added, ${copied.marked} marked\n`,
         ),
       )
       const payload = {to: name, ...result}
       this.print(
         this.jsonMode
           ? JSON.stringify(payload)
-          : `Copied ${result.agents} agent${result.agents === 1 ? '' : 's'} to ${name}: ${result.facts} facts and ${result.checkpoints} checkpoints added, ${result.marked} facts marked as replaced or deleted here.`,
+          : `Copied ${plural(result.agents, 'agent')} to ${name}: ${plural(result.facts, 'fact')} and ${plural(result.checkpoints, 'checkpoint')} added, ${plural(result.marked, 'fact')} marked as replaced or deleted here.`,
       )
       return payload
     } finally {
@@ -53,9 +54,11 @@ export default class StoreCopy extends MemCommand {
   private async target(to: string): Promise<{store: Store; name: string}> {
     const current = process.env.MEM_STORE?.trim()
     if (isPostgresUrl(to)) {
-      if (current === to) throw sameStore(redactUrl(to))
+      const url = checkPostgresUrl(to, '--to')
+      if (current !== undefined && isPostgresUrl(current) && withoutFragment(current) === url)
+        throw sameStore(redactUrl(url))
       const {PostgresStore} = await import('../../store/postgres/postgres-store.js')
-      return {store: await PostgresStore.open(to), name: redactUrl(to)}
+      return {store: await PostgresStore.open(url), name: redactUrl(url)}
     }
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(to))
       throw new MemError('invalid_input', '--to must be a postgres:// URL or a folder (see mem store copy --help)')

@@ -1,4 +1,5 @@
 import {MemError, describeErrno} from '../../errors.js'
+import {NoPassword} from './password.js'
 import {scrub} from './url.js'
 
 /** How far a failed change got: a retrying client must know whether anything was saved. */
@@ -19,6 +20,11 @@ export function databaseError(
   outcome: Outcome,
 ): MemError {
   if (error instanceof MemError) return error
+  if (error instanceof NoPassword)
+    return new MemError(
+      'io_error',
+      `login needs a password: PostgreSQL at ${where} asked for one and none was found: ${error.looked}; ${error.fix} (see docs/team.md, Credentials)`,
+    )
   const err = error as {code?: unknown; message?: unknown; syscall?: unknown}
   const code = typeof err?.code === 'string' ? err.code : undefined
   const text = scrub(typeof err?.message === 'string' ? err.message : String(error), secrets)

@@ -91,13 +91,14 @@ function tooNew(version: number): MemError {
 
 /**
  * Brings the schema up to date. A process that finds it current (the usual case) reads one
- * row and takes no lock.
+ * row and takes no lock. With `create` false, a database without mem's tables is left as it is
+ * (version 0): a read must not make a database mem's; a schema mem made before is still upgraded.
  */
-export async function migrate(pool: Pool): Promise<MigrateResult> {
+export async function migrate(pool: Pool, {create = true}: {create?: boolean} = {}): Promise<MigrateResult> {
   const latest = latestVersion()
   const now = await schemaVersion(pool)
   if (now > latest) throw tooNew(now)
-  if (now === latest) return {version: now, applied: []}
+  if (now === latest || (now === 0 && !create)) return {version: now, applied: []}
   return inTransaction(pool, 'BEGIN', async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK])
     await client.query(VERSION_TABLE)

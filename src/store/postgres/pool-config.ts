@@ -1,7 +1,7 @@
 import type {PoolConfig} from 'pg'
 import {parse} from 'pg-connection-string'
-import pgpass from 'pgpass'
 
+import {fromPgpass} from './password.js'
 import {urlPassword} from './url.js'
 
 /**
@@ -30,15 +30,8 @@ export function poolConfig(url: string, options: {shortLived?: boolean}): PoolCo
     application_name: 'mem',
     // An idle connection must not keep a finished command's process alive.
     allowExitOnIdle: true,
-    // node-postgres calls it with the connection's parameters and takes undefined for "no
-    // password" (lib/client.js, _getPassword), more than its types say.
-    ...(passwordGiven ? {} : {password: fromPgpass as unknown as () => Promise<string>}),
+    // Called only when the server asks for a password, with the connection's parameters
+    // (node-postgres lib/client.js, _getPassword); a rejection fails the connection with it.
+    ...(passwordGiven ? {} : {password: fromPgpass as () => Promise<string>}),
   }
-}
-
-/** The ~/.pgpass entry for this connection, if any; node-postgres's own lookup is deprecated and warns on stderr. */
-function fromPgpass(params: unknown): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    pgpass(params as Parameters<typeof pgpass>[0], (password) => resolve(password))
-  })
 }

@@ -26,6 +26,7 @@ import type {
   ImportResult,
   NewCheckpoint,
   NewFact,
+  RecordKind,
   ScoredFact,
   SearchQuery,
   Store,
@@ -96,8 +97,9 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Connects and brings the schema up to date (under the schema lock, see migrate.ts), unless
-   * `migrate` is false (mem db migrate runs it itself, to report what it applied).
+   * Connects and checks the schema: a newer one is refused, an older one of mem's brought up to
+   * date (under the schema lock, see migrate.ts), and a database without mem's tables left as it
+   * is until the first write. Not when `migrate` is false (mem db migrate and check do their own).
    */
   static async open(url: string, options: {shortLived?: boolean; migrate?: boolean} = {}): Promise<PostgresStore> {
     const pool = new pg.Pool(poolConfig(url, options))
@@ -106,7 +108,7 @@ export class PostgresStore implements Store {
     pool.on('error', () => {})
     const store = new PostgresStore(pool, url)
     try {
-      if (options.migrate !== false) await store.migrate()
+      if (options.migrate !== false) await store.hasTables()
     } catch (error) {
       await store.close()
       throw error
@@ -116,10 +118,31 @@ export class PostgresStore implements Store {
 
   async migrate(): Promise<MigrateResult> {
     try {
-      return await migrate(this.pool)
+      const result = await migrate(this.pool)
+      this.tables = true
+      return result
     } catch (error) {
       throw this.failure(error, 'none')
     }
+  }
+
+  /** Set once mem's tables are known to be there, at this mem's version. */
+  private tables = false
+
+  /**
+   * Whether mem's tables are there (brought up to date if they are behind). A read of a database
+   * without them answers as an empty store, as the file store does for a home that does not
+   * exist, and creates nothing: only a write applies the schema (write, below). Until then each
+   * read looks again, one query, so a server sees the tables another process made.
+   */
+  private async hasTables(): Promise<boolean> {
+    if (this.tables) return true
+    try {
+      this.tables = (await migrate(this.pool, {create: false})).version > 0
+    } catch (error) {
+      throw this.failure(error, 'none')
+    }
+    return this.tables
   }
 
   /** mem db check: the schema and the rows against each other (check.ts). */
@@ -154,6 +177,7 @@ export class PostgresStore implements Store {
   }
 
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+    if (!(await this.hasTables())) return []
     const FactIndex = await loadFactIndex()
     const options = {
       limit: query.limit,
@@ -240,6 +264,7 @@ export class PostgresStore implements Store {
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
+    if (!(await this.hasTables())) return knownFact(agent, id, undefined)
     const {rows} = await this.query<{record: unknown}>('SELECT record FROM mem_facts WHERE agent = $1 AND id = $2', [
       agent,
       id,
@@ -248,6 +273,8 @@ export class PostgresStore implements Store {
   }
 
   async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
+    // Nothing to replace in a database without mem's tables: not found, and nothing created.
+    if (!(await this.hasTables())) return liveFact(agent, ids[0] ?? '', undefined)
     return this.write(agent, async (w) => {
       const current = await this.factsById(w.client, agent, ids)
       for (const id of ids) liveFact(agent, id, current.get(id))
@@ -261,6 +288,7 @@ export class PostgresStore implements Store {
   }
 
   async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
+    if (!(await this.hasTables())) return liveFact(agent, id, undefined)
     return this.write(agent, async (w) => {
       const fact = liveFact(agent, id, (await this.factsById(w.client, agent, [id])).get(id))
       const marked: FactRecord = {...fact, deleted_at: now(), ...(reason ? {reason} : {})}
@@ -270,6 +298,7 @@ export class PostgresStore implements Store {
   }
 
   async listFacts(agent: string): Promise<FactRecord[]> {
+    if (!(await this.hasTables())) return []
     const {rows} = await this.query<{id: string; record: unknown}>(
       'SELECT id, record FROM mem_facts WHERE agent = $1 ORDER BY seq',
       [agent],
@@ -286,19 +315,7 @@ export class PostgresStore implements Store {
   }
 
   async getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord> {
-    // The largest id when none is named: ids follow the order of saves, and an imported
-    // checkpoint keeps the id of when it was first saved (as in the file store).
-    const {rows} =
-      id === undefined
-        ? await this.query<{id: string; record: unknown}>(
-            'SELECT id, record FROM mem_checkpoints WHERE agent = $1 ORDER BY id DESC LIMIT 1',
-            [agent],
-          )
-        : await this.query<{id: string; record: unknown}>(
-            'SELECT id, record FROM mem_checkpoints WHERE agent = $1 AND id = $2',
-            [agent, id],
-          )
-    const row = rows[0]
+    const row = (await this.hasTables()) ? await this.checkpointRow(agent, id) : undefined
     if (row === undefined)
       throw new MemError(
         'no_checkpoint',
@@ -309,7 +326,26 @@ export class PostgresStore implements Store {
     return decodeCheckpoint(agent, row.id, row.record)
   }
 
+  /**
+   * The checkpoint `id`, or the one with the largest id when none is named: ids follow the order
+   * of saves, and an imported checkpoint keeps the id of when it was first saved (as in the file store).
+   */
+  private async checkpointRow(agent: string, id?: string): Promise<{id: string; record: unknown} | undefined> {
+    const {rows} =
+      id === undefined
+        ? await this.query<{id: string; record: unknown}>(
+            'SELECT id, record FROM mem_checkpoints WHERE agent = $1 ORDER BY id DESC LIMIT 1',
+            [agent],
+          )
+        : await this.query<{id: string; record: unknown}>(
+            'SELECT id, record FROM mem_checkpoints WHERE agent = $1 AND id = $2',
+            [agent, id],
+          )
+    return rows[0]
+  }
+
   async listCheckpoints(agent: string): Promise<CheckpointRecord[]> {
+    if (!(await this.hasTables())) return []
     const {rows} = await this.query<{id: string; record: unknown}>(
       'SELECT id, record FROM mem_checkpoints WHERE agent = $1 ORDER BY seq',
       [agent],
@@ -318,11 +354,25 @@ export class PostgresStore implements Store {
   }
 
   async listAgents(): Promise<string[]> {
+    if (!(await this.hasTables())) return []
     const {rows} = await this.query<{agent: string}>(
       `SELECT agent FROM mem_agents a
         WHERE EXISTS (SELECT 1 FROM mem_facts f WHERE f.agent = a.agent)
            OR EXISTS (SELECT 1 FROM mem_checkpoints c WHERE c.agent = a.agent)
         ORDER BY agent`,
+    )
+    return rows.map((r) => r.agent)
+  }
+
+  async agentsHolding(kind: RecordKind, id: string): Promise<string[]> {
+    if (!(await this.hasTables())) return []
+    // One probe of the (agent, id) key per agent, rather than a scan of every row for the id.
+    const table = kind === 'fact' ? 'mem_facts' : 'mem_checkpoints'
+    const {rows} = await this.query<{agent: string}>(
+      `SELECT a.agent FROM mem_agents a
+         CROSS JOIN LATERAL (SELECT 1 FROM ${table} r WHERE r.agent = a.agent AND r.id = $1 LIMIT 1) held
+        ORDER BY a.agent`,
+      [id],
     )
     return rows.map((r) => r.agent)
   }
@@ -550,6 +600,7 @@ export class PostgresStore implements Store {
 
   /** A change of one agent: one transaction holding the agent's row lock from its first statement. */
   private async write<T>(agent: string, change: (w: AgentWriter) => Promise<T>): Promise<T> {
+    if (!this.tables) await this.migrate()
     return this.transaction(
       'BEGIN',
       async (client) => {
