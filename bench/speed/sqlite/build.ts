@@ -1,0 +1,46 @@
+import {createRequire} from 'node:module'
+import {join, resolve} from 'node:path'
+
+import {buildSync} from 'esbuild'
+
+const ROOT = resolve(import.meta.dirname, '../../..')
+/** Inside the checkout (git-ignored), so that the scripts find better-sqlite3 and the SDK in its node_modules. */
+const OUT = join(ROOT, '.mem-bench', 'sqlite')
+
+export interface SqliteScripts {
+  server: string
+  cli: string
+  /** The SQLite library better-sqlite3 was built with. */
+  version: string
+}
+
+/**
+ * Compiles the SQLite baseline's server and command line to plain CommonJS, as mem's binary is
+ * built: run under tsx, each cold process would pay for compiling TypeScript and mem would not.
+ * Their packages stay ordinary imports from node_modules, as an engineer's script would load them.
+ */
+export function buildSqliteScripts(): SqliteScripts {
+  let version: string
+  try {
+    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
+    const db = new Database(':memory:')
+    version = (db.prepare('SELECT sqlite_version() AS v').get() as {v: string}).v
+    db.close()
+  } catch (error) {
+    throw new Error(
+      `better-sqlite3 does not load (${(error as Error).message.split('\n')[0]}): the SQLite baseline needs its native module; run "npm rebuild better-sqlite3", or skip the comparison with --compare none`,
+    )
+  }
+  buildSync({
+    entryPoints: {server: join(import.meta.dirname, 'server.ts'), cli: join(import.meta.dirname, 'cli.ts')},
+    outdir: OUT,
+    outExtension: {'.js': '.cjs'},
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'error',
+  })
+  return {server: join(OUT, 'server.cjs'), cli: join(OUT, 'cli.cjs'), version}
+}
