@@ -15,10 +15,15 @@ export class Server {
 
   /** `env`: more environment for the server (MEM_STORE, say). */
   static async start(home: string, agent: string, env: Record<string, string> = {}): Promise<Server> {
+    return Server.spawn([BIN, 'mcp', 'serve'], {...memEnv(home, agent), ...env})
+  }
+
+  /** Any MCP server over stdio, run by this Node (`args` are Node's): the SQLite baseline's, say. */
+  static async spawn(args: string[], env: NodeJS.ProcessEnv): Promise<Server> {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, 'mcp', 'serve'],
-      env: {...memEnv(home, agent), ...env} as Record<string, string>,
+      args,
+      env: env as Record<string, string>,
       stderr: 'inherit',
     })
     const client = new Client({name: 'mem-bench', version: '1.0.0'})
