@@ -34,7 +34,7 @@ import {agentDir} from '../src/store/paths.js'
 import {roundRobinRss, seedAgents} from './speed/agents.js'
 import {mem, nodeBaseline} from './speed/cold.js'
 import {comparePaths, type Measure} from './speed/compare.js'
-import {comparisonTable, targetSummary} from './speed/compare-report.js'
+import {comparisonTable, summaryTable, targetSummary} from './speed/compare-report.js'
 import {memContender, sqliteContender} from './speed/contenders.js'
 import {FactGenerator} from './speed/facts.js'
 import {runHttpBench} from './speed/http.js'
@@ -306,7 +306,10 @@ async function compareWithSqlite(): Promise<void> {
   console.log(
     `## mem beside SQLite FTS5 (SQLite ${scripts.version}, WAL, synchronous=FULL; ${cpus().length} × ${cpus()[0]?.model.trim()}; load average ${loadBefore} before, ${load()} after)\n`,
   )
-  if (measures.length > 0) console.log(`${comparisonTable(measures, opts.markdown)}\n\n${targetSummary(measures)}\n`)
+  if (measures.length > 0) {
+    console.log(`${summaryTable(measures, opts.markdown)}\n\n${targetSummary(measures)}\n`)
+    console.log(`### Every measure\n\n${comparisonTable(measures, opts.markdown)}\n`)
+  }
   if (million.length > 0)
     console.log(
       `### One store of 1,000,000 facts: every operation completed\n\n${comparisonTable(million, opts.markdown)}\n`,

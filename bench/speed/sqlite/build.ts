@@ -1,3 +1,4 @@
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join, resolve} from 'node:path'
 
@@ -31,7 +32,7 @@ export function buildSqliteScripts(): SqliteScripts {
       `better-sqlite3 does not load (${(error as Error).message.split('\n')[0]}): the SQLite baseline needs its native module; run "npm rebuild better-sqlite3", or skip the comparison with --compare none`,
     )
   }
-  buildSync({
+  const built = buildSync({
     entryPoints: {server: join(import.meta.dirname, 'server.ts'), cli: join(import.meta.dirname, 'cli.ts')},
     outdir: OUT,
     outExtension: {'.js': '.cjs'},
@@ -41,6 +42,22 @@ export function buildSqliteScripts(): SqliteScripts {
     format: 'cjs',
     target: 'node20',
     logLevel: 'error',
+    write: false,
   })
+  mkdirSync(OUT, {recursive: true})
+  for (const file of built.outputFiles) writeIfChanged(file.path, file.text)
   return {server: join(OUT, 'server.cjs'), cli: join(OUT, 'cli.cjs'), version}
+}
+
+/** Another benchmark may be running these scripts: a changed one replaces the old by a rename, never a partial write. */
+function writeIfChanged(path: string, text: string): void {
+  let old: string | undefined
+  try {
+    old = readFileSync(path, 'utf8')
+  } catch {
+    old = undefined
+  }
+  if (old === text) return
+  writeFileSync(`${path}.${process.pid}`, text)
+  renameSync(`${path}.${process.pid}`, path)
 }
