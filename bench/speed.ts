@@ -5,7 +5,8 @@
  *   npm run bench -- --markdown                     the comparison with SQLite as Markdown, for docs/performance.md
  *   npm run bench -- --compare 10000 --sizes none --agents none   only the comparison, at 10k facts
  *   npm run bench -- --compare none                 no comparison (--adds-only 1000,10000: where it runs the adds-only path)
- *   npm run bench -- --sizes none --agents none --compare none --compare-million   one store of 1,000,000 facts, both stores
+ *   npm run bench -- --sizes none --agents none --compare none --compare-million --warm-ops 50 --cold-runs 5
+ *                                                   one store of 1,000,000 facts, both stores, times only
  *   npm run bench -- --sizes 1000,10000             chosen sizes only
  *   npm run bench -- --cold-runs 21 --warm-ops 400  more samples
  *   npm run bench -- --million                      also 1,000,000 facts across 100 agents (much longer)
@@ -323,7 +324,7 @@ try {
   if (compareSizes.length > 0 || opts['compare-million']) await compareWithSqlite()
   for (const size of sizes) await measureSize(size)
   if (rows.length > 0) {
-    console.log(table(rows))
+    console.log(`## mem alone\n\n${table(rows)}`)
     console.log('')
     for (const note of notes) console.log(`- ${note}`)
   }

@@ -1,6 +1,7 @@
+import {createHash} from 'node:crypto'
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {join, resolve} from 'node:path'
+import {basename, join, resolve} from 'node:path'
 
 import {buildSync} from 'esbuild'
 
@@ -34,7 +35,7 @@ export function buildSqliteScripts(): SqliteScripts {
   }
   const built = buildSync({
     entryPoints: {server: join(import.meta.dirname, 'server.ts'), cli: join(import.meta.dirname, 'cli.ts')},
-    outdir: OUT,
+    outdir: '/',
     outExtension: {'.js': '.cjs'},
     bundle: true,
     packages: 'external',
@@ -44,12 +45,16 @@ export function buildSqliteScripts(): SqliteScripts {
     logLevel: 'error',
     write: false,
   })
-  mkdirSync(OUT, {recursive: true})
-  for (const file of built.outputFiles) writeIfChanged(file.path, file.text)
-  return {server: join(OUT, 'server.cjs'), cli: join(OUT, 'cli.cjs'), version}
+  // A folder per version of the scripts: a benchmark still running an older one keeps it.
+  const hash = createHash('sha256')
+  for (const file of built.outputFiles) hash.update(file.path).update(file.text)
+  const dir = join(OUT, hash.digest('hex').slice(0, 12))
+  mkdirSync(dir, {recursive: true})
+  for (const file of built.outputFiles) writeIfChanged(join(dir, basename(file.path)), file.text)
+  return {server: join(dir, 'server.cjs'), cli: join(dir, 'cli.cjs'), version}
 }
 
-/** Another benchmark may be running these scripts: a changed one replaces the old by a rename, never a partial write. */
+/** Another benchmark may be running these very scripts: each is written by a rename, never seen half written. */
 function writeIfChanged(path: string, text: string): void {
   let old: string | undefined
   try {

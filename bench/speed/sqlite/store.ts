@@ -13,6 +13,8 @@ import {randomUUID} from 'node:crypto'
 
 import Database from 'better-sqlite3'
 
+import {ENGLISH_STOPWORDS} from '../../../src/search/stopwords.js'
+
 export const AGENT = 'bench'
 
 const SCHEMA = `
@@ -64,11 +66,14 @@ function normalize(content: string): string {
 /**
  * A question in natural words as an FTS5 query: any of its words (mem's search too returns
  * facts that share a word with the question), each quoted so that no word is read as an
- * operator. Undefined when the question has no word at all.
+ * operator, less the stopwords mem leaves out of its own queries. Without that, a query with
+ * "the" in it would score nearly every fact, work mem does not do, and the comparison would
+ * set mem beside a baseline slowed by a choice no one would keep. Undefined when the question
+ * has no other word (mem then finds nothing either).
  */
 export function matchExpression(query: string): string | undefined {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu)
-  return words ? words.map((w) => `"${w}"`).join(' OR ') : undefined
+  const words = (query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !ENGLISH_STOPWORDS.has(w))
+  return words.length > 0 ? words.map((w) => `"${w}"`).join(' OR ') : undefined
 }
 
 export class SqliteFacts {
