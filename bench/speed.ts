@@ -1,7 +1,12 @@
 /**
  * Speed and scale of mem: `npm run bench` (builds first, then runs this file).
  *
- *   npm run bench                                   1k, 10k and 100k facts (about 5-8 minutes on 2 cores)
+ *   npm run bench                                   1k, 10k and 100k facts, mem beside SQLite FTS5 then mem alone
+ *   npm run bench -- --markdown                     the comparison with SQLite as Markdown, for docs/performance.md
+ *   npm run bench -- --compare 10000 --sizes none --agents none   only the comparison, at 10k facts
+ *   npm run bench -- --compare none                 no comparison (--adds-only 1000,10000: where it runs the adds-only path)
+ *   npm run bench -- --sizes none --agents none --compare none --compare-million --warm-ops 50 --cold-runs 5
+ *                                                   one store of 1,000,000 facts, both stores, times only
  *   npm run bench -- --sizes 1000,10000             chosen sizes only
  *   npm run bench -- --cold-runs 21 --warm-ops 400  more samples
  *   npm run bench -- --million                      also 1,000,000 facts across 100 agents (much longer)
@@ -15,31 +20,41 @@
  *   MEM_BENCH_BIN=/other/checkout/bin/run.js npm run bench   measure another build with this benchmark
  *
  * Every series is measured interleaved with its baseline in the same run, so a busy machine
- * slows both alike: whole processes against `node -e 0`, MCP tool calls against the
- * protocol's own ping over the same pipe. Facts are synthetic (bench/speed/facts.ts, seeded).
- * Prints Markdown tables for docs/performance.md. Data goes to the system temp folder and is
- * removed afterwards unless --keep is given.
+ * slows both alike: mem against SQLite FTS5 (bench/speed/compare.ts), whole processes against
+ * `node -e 0`, MCP tool calls against the protocol's own ping over the same pipe. Facts are
+ * synthetic (bench/speed/facts.ts, seeded). Prints the comparison as a table (Markdown with
+ * --markdown) and the rest as Markdown tables for docs/performance.md. Data goes to the system
+ * temp folder and is removed afterwards unless --keep is given.
  */
 import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {cpus, loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
 
 import {agentDir} from '../src/store/paths.js'
 import {roundRobinRss, seedAgents} from './speed/agents.js'
 import {mem, nodeBaseline} from './speed/cold.js'
+import {comparePaths, type Measure} from './speed/compare.js'
+import {comparisonTable, summaryTable, targetSummary} from './speed/compare-report.js'
+import {memContender, sqliteContender} from './speed/contenders.js'
 import {FactGenerator} from './speed/facts.js'
 import {runHttpBench} from './speed/http.js'
 import {runMillion} from './speed/million.js'
 import {runPostgresBench} from './speed/postgres.js'
 import {runTeamBench} from './speed/team.js'
 import {seedAgent} from './speed/seed.js'
+import {buildSqliteScripts} from './speed/sqlite/build.js'
 import {ms, summarize, table, type Row} from './speed/stats.js'
 import {Server} from './speed/warm.js'
 
 const {values: opts} = parseArgs({
   options: {
     sizes: {type: 'string', default: '1000,10000,100000'},
+    compare: {type: 'string', default: '1000,10000,100000'},
+    'adds-only': {type: 'string', default: '1000,10000'},
+    'live-adds': {type: 'string', default: '500'},
+    'compare-million': {type: 'boolean', default: false},
+    markdown: {type: 'boolean', default: false},
     'cold-runs': {type: 'string', default: '15'},
     'warm-ops': {type: 'string', default: '200'},
     million: {type: 'boolean', default: false},
@@ -59,8 +74,11 @@ const {values: opts} = parseArgs({
 // PostgreSQL is measured as a real server runs, flushing its WAL (the tests' throwaway clusters do
 // not), so that it and the files, which fsync every write, are compared at the same durability.
 process.env.MEM_TEST_POSTGRES_DURABLE ??= '1'
-const sizes = opts.sizes === 'none' ? [] : opts.sizes.split(',').map(Number)
-const agentCounts = opts.agents === 'none' ? [] : opts.agents.split(',').map(Number)
+const list = (value: string): number[] => (value === 'none' ? [] : value.split(',').map(Number))
+const sizes = list(opts.sizes)
+const agentCounts = list(opts.agents)
+const compareSizes = list(opts.compare)
+const addsOnlySizes = new Set(list(opts['adds-only']))
 const coldRuns = Number(opts['cold-runs'])
 const warmOps = Number(opts['warm-ops'])
 const AGENT = 'bench'
@@ -253,11 +271,60 @@ async function measureAgents(count: number): Promise<string> {
   return `${count.toLocaleString('en')} agents of one fact each, ${r.calls.toLocaleString('en')} round-robin memory_search calls (8 in flight) to one \`mem mcp serve\`: peak RSS ${r.peak.toFixed(0)} MiB (target ≤ ${MANY_AGENTS_RSS_MIB} MiB: ${ok}), ${r.end.toFixed(0)} MiB at the end`
 }
 
+/**
+ * mem beside SQLite FTS5 at each size, on every path to a store of that size (bench/speed/compare.ts),
+ * then, with --compare-million, one store of 1,000,000 facts through the import paths, for times only.
+ */
+async function compareWithSqlite(): Promise<void> {
+  const scripts = buildSqliteScripts()
+  const pair = [memContender(AGENT), sqliteContender(scripts)] as const
+  const measures: Measure[] = []
+  const notes: string[] = []
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')
+  const loadBefore = load()
+  const options = {warmOps, coldRuns, liveAdds: Number(opts['live-adds'])}
+  for (const facts of compareSizes) {
+    const r = await comparePaths(
+      newHome(),
+      facts,
+      pair,
+      AGENT,
+      {...options, addsOnly: addsOnlySizes.has(facts), targets: true},
+      log,
+    )
+    measures.push(...r.measures)
+    notes.push(...r.notes)
+  }
+  const million: Measure[] = []
+  if (opts['compare-million']) {
+    const r = await comparePaths(newHome(), 1_000_000, pair, AGENT, {...options, addsOnly: false, targets: false}, log)
+    million.push(...r.measures)
+    notes.push(...r.notes)
+  }
+  console.log(
+    `## mem beside SQLite FTS5 (SQLite ${scripts.version}, WAL, synchronous=FULL; ${cpus().length} × ${cpus()[0]?.model.trim()}; load average ${loadBefore} before, ${load()} after)\n`,
+  )
+  if (measures.length > 0) {
+    console.log(`${summaryTable(measures, opts.markdown)}\n\n${targetSummary(measures)}\n`)
+    console.log(`### Every measure\n\n${comparisonTable(measures, opts.markdown)}\n`)
+  }
+  if (million.length > 0)
+    console.log(
+      `### One store of 1,000,000 facts: every operation completed\n\n${comparisonTable(million, opts.markdown)}\n`,
+    )
+  for (const note of notes) console.log(`- ${note}`)
+  console.log('')
+}
+
 try {
   console.log(`# mem speed, ${new Date().toISOString()}, node ${process.version}, ${process.platform}\n`)
+  if (compareSizes.length > 0 || opts['compare-million']) await compareWithSqlite()
   for (const size of sizes) await measureSize(size)
   if (rows.length > 0) {
-    console.log(table(rows))
+    console.log(`## mem alone\n\n${table(rows)}`)
     console.log('')
     for (const note of notes) console.log(`- ${note}`)
   }

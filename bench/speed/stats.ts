@@ -61,3 +61,21 @@ export function table(rows: Row[]): string {
   })
   return [head, rule, ...lines].join('\n')
 }
+
+/**
+ * A table as Markdown (for docs/performance.md) or as aligned plain text (for a terminal);
+ * `right` marks the columns of numbers, right-aligned in both.
+ */
+export function grid(head: string[], rows: string[][], right: boolean[], markdown: boolean): string {
+  if (markdown) {
+    const rule = right.map((r) => (r ? '---:' : '---'))
+    return [head, rule, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n')
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
+}

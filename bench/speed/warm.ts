@@ -6,6 +6,8 @@ import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 
 import {BIN, memEnv} from './cold.js'
 
+const CALL_TIMEOUT_MS = 15 * 60_000
+
 /** A running `mem mcp serve` and the official SDK client talking to it over stdio. */
 export class Server {
   private constructor(
@@ -15,10 +17,15 @@ export class Server {
 
   /** `env`: more environment for the server (MEM_STORE, say). */
   static async start(home: string, agent: string, env: Record<string, string> = {}): Promise<Server> {
+    return Server.spawn([BIN, 'mcp', 'serve'], {...memEnv(home, agent), ...env})
+  }
+
+  /** Any MCP server over stdio, run by this Node (`args` are Node's): the SQLite baseline's, say. */
+  static async spawn(args: string[], env: NodeJS.ProcessEnv): Promise<Server> {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, 'mcp', 'serve'],
-      env: {...memEnv(home, agent), ...env} as Record<string, string>,
+      args,
+      env: env as Record<string, string>,
       stderr: 'inherit',
     })
     const client = new Client({name: 'mem-bench', version: '1.0.0'})
@@ -30,7 +37,10 @@ export class Server {
   /** Round trip of one tool call, in ms; a tool error fails the benchmark. */
   async call(name: string, args: Record<string, unknown>): Promise<{ms: number; result: CallToolResult}> {
     const started = process.hrtime.bigint()
-    const result = (await this.client.callTool({name, arguments: args})) as CallToolResult
+    // Not the SDK's 60 s default: a first search at 1,000,000 facts under load may take longer, and its time is the figure.
+    const result = (await this.client.callTool({name, arguments: args}, undefined, {
+      timeout: CALL_TIMEOUT_MS,
+    })) as CallToolResult
     const ms = Number(process.hrtime.bigint() - started) / 1e6
     if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`)
     return {ms, result}
