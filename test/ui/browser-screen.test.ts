@@ -121,7 +121,10 @@ describe('mem browse on terminals of every size (ink app over a real store)', ()
       'the end of the query',
     )
     assertFits(frame, 60, 15)
-    await ui.press(KEYS.escape, KEYS.escape, 'e')
+    // Leaving the search reloads the list: `e` edits the selected fact, so wait for one.
+    await ui.press(KEYS.escape, KEYS.escape)
+    await ui.waitFor((f) => f.includes('Newest first') && f.includes('▸ '), 'the whole list again')
+    await ui.press('e')
     frame = await ui.waitFor('Edit fact')
     assertFits(frame, 60, 15)
     assert.match(frame, /^│ A very long fact that goes on and on\. A very long fact t │$/m)
