@@ -8,6 +8,10 @@ import {Threads} from './threads.js'
 import {topK} from './top-k.js'
 import {analyze, analyzeWords, queryWords, type QueryWord} from './tokenize.js'
 import type {LooseRules} from './loose-match.js'
+import {WEAK_VERBS} from './weak-words.js'
+
+/** See docs/search.md, "Words that say little": measured on the development halves. */
+const COMMON_SHARE = 1
 
 /** What the index needs to know about a live fact. */
 export interface IndexedFact {
@@ -55,6 +59,10 @@ export interface Tuning extends LooseRules {
   contextReach: number
   /** Score multiplier for facts created within a date the query spells out. 1: off. */
   dateBoost: number
+  /** Words that say little (weak verbs): a fact matched only by them, or by common words, is left out while others match the rest. Empty: none. */
+  weakWords: readonly string[]
+  /** A query word in more than this share of the live facts is common, as a weak word is. 1: none is. */
+  commonShare: number
 }
 
 export const DEFAULT_TUNING: Readonly<Tuning> = {
@@ -84,6 +92,8 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   replyShare: 1,
   // Naming a date counts about as much as matching one more query word.
   dateBoost: 2,
+  weakWords: WEAK_VERBS,
+  commonShare: COMMON_SHARE,
 }
 
 /**
@@ -209,10 +219,14 @@ export class FactIndex {
     try {
       // Text relevance: BM25+ with coordination, looser matches at reduced weight.
       acc.ensure(this.ids.length)
-      this.index.match(terms, this.tuning, acc, accept)
+      const words = this.index.match(terms, this.tuning, acc, accept)
       // Then each feature, over the scores the ones before it left (see features/index.ts).
       const ranking: Ranking = {
         query,
+        words,
+        live: this.index.documentCount,
+        matchedWords: acc.words,
+        keepOnly: (keep) => acc.keepOnly(keep),
         limit,
         candidates: acc.touched,
         scores: acc.scores,

@@ -90,6 +90,12 @@ interface Base {
   load: (from: number, to: number) => void
 }
 
+/** A distinct word of a search, numbered as {@link Accumulator.words} numbers it, and how many facts hold its own term. */
+export interface SearchedWord {
+  word: QueryWord
+  df: number
+}
+
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
 interface Reach {
   p: Postings
@@ -259,8 +265,8 @@ export class InvertedIndex {
     options: MatchOptions,
     acc: Accumulator,
     accept: ((slot: number) => boolean) | undefined,
-  ): void {
-    if (this.live === 0) return
+  ): SearchedWord[] {
+    if (this.live === 0) return []
     // One entry per distinct term (a word being typed counts as its own).
     const distinct = new Map<string, QueryWord>()
     for (const w of queryWords) {
@@ -280,6 +286,10 @@ export class InvertedIndex {
     terms.sort((x, y) => y.bound - x.bound)
     for (const term of terms) for (const r of term.reach) this.scan(r, acc, accept)
     for (const slot of acc.touched) acc.scores[slot]! *= acc.matched[slot]!
+    return [...distinct.values()].map((word) => ({
+      word,
+      df: word.term === undefined ? 0 : (this.lookup(word.term)?.df ?? 0),
+    }))
   }
 
   /**
