@@ -1,6 +1,6 @@
 import {Accumulator} from './accumulator.js'
 import {rankingFeatures, type Ranking, type RankingFeature} from './features/index.js'
-import {InvertedIndex, type Bm25, type CompactDocs, type PlainCompactDocs} from './inverted-index.js'
+import {InvertedIndex, type Bm25, type CompactDocs, type MatchWay, type PlainCompactDocs} from './inverted-index.js'
 import type {Lines} from './lines.js'
 import {closingQuestion, endsWithQuestion} from './questions.js'
 import {SlotTexts, strictlySorted} from './slot-texts.js'
@@ -33,6 +33,15 @@ export interface SearchOptions {
   until?: string
   /** The query is being typed: its last word, unless followed by a space, matches the words it starts from its first letter. */
   partial?: boolean
+  /** Say of each hit which query words it matched and how ({@link Hit.matched}). */
+  explain?: boolean
+}
+
+/** A query word a hit matched: as typed, how, and the term of the fact it reached (see explain.ts for the fact's word). */
+export interface HitWord {
+  word: string
+  way: MatchWay
+  term: string
 }
 
 export interface Hit {
@@ -41,6 +50,8 @@ export interface Hit {
   score: number
   /** Set when the fact matched none of the query's terms: the matching fact of its thread whose context it is. */
   contextFor?: string
+  /** With `explain`: the query words the fact matched, in query order (none for a hit that came as context). */
+  matched?: HitWord[]
 }
 
 /**
@@ -251,6 +262,11 @@ export class FactIndex {
         const slot = candidates[i]!
         const lender = contextFor.get(slot)
         const hit: Hit = {id: this.ids.get(slot)!, score: scores[slot]!}
+        if (options.explain === true)
+          hit.matched =
+            lender === undefined
+              ? this.index.matchesOf(slot).map(({q, way, term}) => ({word: words[q]!.word.surface, way, term}))
+              : []
         return lender === undefined ? hit : {...hit, contextFor: this.ids.get(lender)!}
       })
     } finally {
