@@ -24,7 +24,10 @@ describe('one damaged agent never blocks the all-agents commands', () => {
   it('mem agents lists every healthy agent, names the damaged one on stderr, exits 1', () => {
     const r = mem(home.home, ['agents'])
     assert.equal(r.code, 1, r.stderr)
-    assert.match(r.stdout, /^2 agents:\n- alice: 1 live fact.*\n- team: 1 live fact.*\nLeft out \(could not be read\): bob\.\n$/)
+    assert.match(
+      r.stdout,
+      /^2 agents:\n- alice: 1 live fact.*\n- team: 1 live fact.*\nLeft out \(could not be read\): bob\.\n$/,
+    )
     assert.match(r.stderr, /^Error: agent bob was left out: .*agents\/bob\/facts\/000001\.json.*not valid JSON/)
     const json = mem(home.home, ['agents', '--json'])
     assert.equal(json.code, 1)
