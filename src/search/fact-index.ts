@@ -10,7 +10,11 @@ import {analyze, analyzeWords, queryWords, type QueryWord} from './tokenize.js'
 import type {LooseRules} from './loose-match.js'
 import {WEAK_VERBS} from './weak-words.js'
 
-/** See docs/search.md, "Words that say little": measured on the development halves. */
+/**
+ * Words common in an agent's facts are not taken as weak: at every share measured (0.1 to 0.5)
+ * leaving out facts that match only them cost locomo-facts recall, whose evidence often shares
+ * only a speaker's name with the question (docs/search.md, "Words that say little").
+ */
 const COMMON_SHARE = 1
 
 /** What the index needs to know about a live fact. */
