@@ -66,6 +66,7 @@ for (const [name, load] of Object.entries(loaders)) {
         replyShare: DEFAULT_TUNING.context,
       }),
       memIndex('without date boost', {dateBoost: 1}),
+      memIndex('without leaving out facts matched only by weak verbs', {weakWords: []}),
       memIndex('without prefix and typo matching', {prefixMinLength: 0, fuzzyMinLength: 0}),
       memIndex("without idf squared (BM25's single idf)", {idfPower: 1}),
       plainBm25,

@@ -3,6 +3,7 @@ import type * as v from 'valibot'
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
 import {shownOf, type FactEntry} from '../ops/list.js'
 import {messagesHeading} from '../ops/resume.js'
+import {matchedText} from '../ops/search.js'
 import {plural} from '../plural.js'
 import {unsearchable} from '../search/tokenize.js'
 import {highlight} from './render-highlight.js'
@@ -91,7 +92,13 @@ export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): 
       threadNote(f.thread) +
       contextNote(f.context_for),
   ])
-  return [head, ...table(rows).map((l) => `  ${l}`)].join('\n')
+  const lines = table(rows).flatMap((l, i) => {
+    const f = payload.facts[i]!
+    return f.matched === undefined
+      ? [`  ${l}`]
+      : [`  ${l}`, `      ${style('dim', matchedText(f.matched, f.context_for))}`]
+  })
+  return [head, ...lines].join('\n')
 }
 
 export function renderList(payload: Payload<typeof factList>, now: Date): string {

@@ -10,6 +10,7 @@ export default class Search extends MemCommand {
     '<%= config.bin %> search "package manager" --agent alice',
     '<%= config.bin %> search deploy steps --tag ops --limit 3',
     '<%= config.bin %> search standup --since "last week"',
+    '<%= config.bin %> search "which editor does carol use" --explain',
     '<%= config.bin %> search "package manager" --json | jq -r \'.facts[].content\'',
   ]
   static override args = {}

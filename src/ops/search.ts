@@ -1,10 +1,22 @@
 import * as v from 'valibot'
 
 import {plural} from '../plural.js'
+import {explainMatches, type MatchedWord as Matched} from '../search/explain.js'
 import {AgentId, Tags, Timestamp} from './fields.js'
 import {LIMITS} from './limits.js'
 import {defineOperation, resolveAgent} from './operation.js'
 import {checkRangeOrder, Since, Until} from './time-range.js'
+
+export const MatchedWord = v.object({
+  word: v.pipe(v.string(), v.description('A word of the query, lower case, as the search read it.')),
+  how: v.pipe(
+    v.picklist(['exact', 'stem', 'prefix', 'typo']),
+    v.description(
+      "exact: the fact holds the word itself; stem: another word of its stem (deploys, deployed); prefix: a word it starts (kube, kubernetes); typo: a word a typo away, or one of that word's stem.",
+    ),
+  ),
+  fact_word: v.pipe(v.string(), v.description("The fact's word it matched, lower case.")),
+})
 
 export const FactHit = v.object({
   id: v.string(),
@@ -20,6 +32,14 @@ export const FactHit = v.object({
       v.string(),
       v.description(
         "Present when the fact matched none of the query's words: it is a turn of the same thread as the matching fact with this id, returned as that fact's context.",
+      ),
+    ),
+  ),
+  matched: v.optional(
+    v.pipe(
+      v.array(MatchedWord),
+      v.description(
+        'With explain: the query words this fact matched and how, in query order; empty for a fact returned as context (see context_for).',
       ),
     ),
   ),
@@ -62,6 +82,14 @@ export const memorySearch = defineOperation({
         ),
       ),
     ),
+    explain: v.optional(
+      v.pipe(
+        v.boolean(),
+        v.description(
+          'Say of each fact which query words it matched and how (exact, stem, prefix or typo), as matched.',
+        ),
+      ),
+    ),
   }),
   output: v.object({
     agent_id: v.string(),
@@ -79,8 +107,9 @@ export const memorySearch = defineOperation({
       since: input.since,
       until: input.until,
       partial: input.as_you_type,
+      explain: input.explain,
     })
-    const facts = hits.map(({fact, score, contextFor}) => ({
+    const facts = hits.map(({fact, score, contextFor, matched}) => ({
       id: fact.id,
       content: fact.content,
       tags: fact.tags,
@@ -88,6 +117,7 @@ export const memorySearch = defineOperation({
       score,
       ...(fact.thread === undefined ? {} : {thread: fact.thread}),
       ...(contextFor === undefined ? {} : {context_for: contextFor}),
+      ...(matched === undefined ? {} : {matched: explainMatches(matched, fact.content, fact.tags)}),
     }))
     return {agent_id, query: input.query, count: facts.length, facts}
   },
@@ -95,7 +125,8 @@ export const memorySearch = defineOperation({
     if (payload.count === 0) return `No facts found for "${payload.query}" (agent ${payload.agent_id}).`
     const lines = payload.facts.map(
       (f, i) =>
-        `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`})`,
+        `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`})` +
+        (f.matched === undefined ? '' : `\n   ${matchedText(f.matched, f.context_for)}`),
     )
     return [
       `Found ${plural(payload.count, 'fact')} for "${payload.query}" (agent ${payload.agent_id}):`,
@@ -103,3 +134,10 @@ export const memorySearch = defineOperation({
     ].join('\n')
   },
 })
+
+/** Why a hit came back, on a line of its own under it (only with explain). */
+export function matchedText(matched: readonly Matched[], contextFor: string | undefined): string {
+  if (matched.length === 0)
+    return contextFor === undefined ? 'matched no word' : `matched no word: context for ${contextFor}`
+  return `matched ${matched.map((m) => (m.how === 'exact' ? `${m.word} (exact)` : `${m.word} (${m.how}: ${m.fact_word})`)).join(', ')}`
+}

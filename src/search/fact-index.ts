@@ -1,6 +1,6 @@
 import {Accumulator} from './accumulator.js'
 import {rankingFeatures, type Ranking, type RankingFeature} from './features/index.js'
-import {InvertedIndex, type Bm25, type CompactDocs, type PlainCompactDocs} from './inverted-index.js'
+import {InvertedIndex, type Bm25, type CompactDocs, type MatchWay, type PlainCompactDocs} from './inverted-index.js'
 import type {Lines} from './lines.js'
 import {closingQuestion, endsWithQuestion} from './questions.js'
 import {SlotTexts, strictlySorted} from './slot-texts.js'
@@ -8,6 +8,14 @@ import {Threads} from './threads.js'
 import {topK} from './top-k.js'
 import {analyze, analyzeWords, queryWords, type QueryWord} from './tokenize.js'
 import type {LooseRules} from './loose-match.js'
+import {WEAK_VERBS} from './weak-words.js'
+
+/**
+ * Words common in an agent's facts are not taken as weak: at every share measured (0.1 to 0.5)
+ * leaving out facts that match only them cost locomo-facts recall, whose evidence often shares
+ * only a speaker's name with the question (docs/search.md, "Words that say little").
+ */
+const COMMON_SHARE = 1
 
 /** What the index needs to know about a live fact. */
 export interface IndexedFact {
@@ -29,6 +37,15 @@ export interface SearchOptions {
   until?: string
   /** The query is being typed: its last word, unless followed by a space, matches the words it starts from its first letter. */
   partial?: boolean
+  /** Say of each hit which query words it matched and how ({@link Hit.matched}). */
+  explain?: boolean
+}
+
+/** A query word a hit matched: as typed, how, and the term of the fact it reached (see explain.ts for the fact's word). */
+export interface HitWord {
+  word: string
+  way: MatchWay
+  term: string
 }
 
 export interface Hit {
@@ -37,6 +54,8 @@ export interface Hit {
   score: number
   /** Set when the fact matched none of the query's terms: the matching fact of its thread whose context it is. */
   contextFor?: string
+  /** With `explain`: the query words the fact matched, in query order (none for a hit that came as context). */
+  matched?: HitWord[]
 }
 
 /**
@@ -55,6 +74,10 @@ export interface Tuning extends LooseRules {
   contextReach: number
   /** Score multiplier for facts created within a date the query spells out. 1: off. */
   dateBoost: number
+  /** Words that say little (weak verbs): a fact matched only by them, or by common words, is left out while others match the rest. Empty: none. */
+  weakWords: readonly string[]
+  /** A query word in more than this share of the live facts is common, as a weak word is. 1: none is. */
+  commonShare: number
 }
 
 export const DEFAULT_TUNING: Readonly<Tuning> = {
@@ -84,6 +107,8 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   replyShare: 1,
   // Naming a date counts about as much as matching one more query word.
   dateBoost: 2,
+  weakWords: WEAK_VERBS,
+  commonShare: COMMON_SHARE,
 }
 
 /**
@@ -209,10 +234,14 @@ export class FactIndex {
     try {
       // Text relevance: BM25+ with coordination, looser matches at reduced weight.
       acc.ensure(this.ids.length)
-      this.index.match(terms, this.tuning, acc, accept)
+      const words = this.index.match(terms, this.tuning, acc, accept)
       // Then each feature, over the scores the ones before it left (see features/index.ts).
       const ranking: Ranking = {
         query,
+        words,
+        live: this.index.documentCount,
+        matchedWords: acc.words,
+        keepOnly: (keep) => acc.keepOnly(keep),
         limit,
         candidates: acc.touched,
         scores: acc.scores,
@@ -237,6 +266,11 @@ export class FactIndex {
         const slot = candidates[i]!
         const lender = contextFor.get(slot)
         const hit: Hit = {id: this.ids.get(slot)!, score: scores[slot]!}
+        if (options.explain === true)
+          hit.matched =
+            lender === undefined
+              ? this.index.matchesOf(slot).map(({q, way, term}) => ({word: words[q]!.word.surface, way, term}))
+              : []
         return lender === undefined ? hit : {...hit, contextFor: this.ids.get(lender)!}
       })
     } finally {

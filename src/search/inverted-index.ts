@@ -3,7 +3,7 @@ import SearchableMap from 'minisearch/SearchableMap'
 import type {Accumulator} from './accumulator.js'
 import {DamagedIndex} from './damaged-index.js'
 import {allLines, indexOfSorted, prefixRange, type Lines} from './lines.js'
-import {looseMatches, type KeySource, type LooseRules} from './loose-match.js'
+import {looseMatches, type KeySource, type LooseRules, type LooseWay} from './loose-match.js'
 import {toTerm, type QueryWord} from './tokenize.js'
 
 /** BM25+ parameters, as MiniSearch names them: saturation k, length normalisation b, floor d. */
@@ -90,11 +90,29 @@ interface Base {
   load: (from: number, to: number) => void
 }
 
+/** A distinct word of a search, numbered as {@link Accumulator.words} numbers it, and how many facts hold its own term. */
+export interface SearchedWord {
+  word: QueryWord
+  df: number
+}
+
 /** One way a query term reaches the index: postings and the weight (idf included) they count at. */
 interface Reach {
   p: Postings
   weight: number
   q: number
+  /** How the query word reached these postings: its own term, a word it starts, or a word a typo away. */
+  way: MatchWay
+}
+
+/** How a query word reached a fact's term (see {@link Reach}). */
+export type MatchWay = 'term' | LooseWay
+
+/** One query word a fact matched (numbered as {@link SearchedWord}s are), how, and the term of the fact it reached. */
+export interface WordMatch {
+  q: number
+  way: MatchWay
+  term: string
 }
 
 /**
@@ -124,6 +142,8 @@ export class InvertedIndex {
   private live = 0
   private totalLength = 0
   private lastNorm = {k: 1.2, b: 0.7, d: 0.5, avgLength: 1}
+  /** The postings the last {@link match} scanned, for {@link matchesOf}. */
+  private lastReach: Reach[] = []
 
   get documentCount(): number {
     return this.live
@@ -259,8 +279,9 @@ export class InvertedIndex {
     options: MatchOptions,
     acc: Accumulator,
     accept: ((slot: number) => boolean) | undefined,
-  ): void {
-    if (this.live === 0) return
+  ): SearchedWord[] {
+    this.lastReach = []
+    if (this.live === 0) return []
     // One entry per distinct term (a word being typed counts as its own).
     const distinct = new Map<string, QueryWord>()
     for (const w of queryWords) {
@@ -278,8 +299,13 @@ export class InvertedIndex {
     })
     // Rarest first, so that a document's terms are summed in the same order in every search.
     terms.sort((x, y) => y.bound - x.bound)
-    for (const term of terms) for (const r of term.reach) this.scan(r, acc, accept)
+    this.lastReach = terms.flatMap((term) => term.reach)
+    for (const r of this.lastReach) this.scan(r, acc, accept)
     for (const slot of acc.touched) acc.scores[slot]! *= acc.matched[slot]!
+    return [...distinct.values()].map((word) => ({
+      word,
+      df: word.term === undefined ? 0 : (this.lookup(word.term)?.df ?? 0),
+    }))
   }
 
   /**
@@ -289,10 +315,11 @@ export class InvertedIndex {
    */
   private expand(word: QueryWord, q: number, options: MatchOptions): Reach[] {
     const weights = new Map<Postings, number>()
+    const ways = new Map<Postings, MatchWay>()
     const exact = word.term === undefined ? undefined : this.lookup(word.term)
     if (exact) weights.set(exact, 1)
     if (this.live > 0 && (options.prefixMinLength > 0 || options.fuzzyMinLength > 0)) {
-      for (const {key, weight} of looseMatches(
+      for (const {key, weight, way} of looseMatches(
         word,
         this.keys,
         options,
@@ -300,7 +327,11 @@ export class InvertedIndex {
         (key) => !key.startsWith(ASKED) && this.postingsOfKey(key).length > 0,
         (key) => this.isWritten(key),
       )) {
-        for (const p of this.postingsOfKey(key)) if ((weights.get(p) ?? 0) < weight) weights.set(p, weight)
+        for (const p of this.postingsOfKey(key))
+          if ((weights.get(p) ?? 0) < weight) {
+            weights.set(p, weight)
+            ways.set(p, way)
+          }
       }
     }
     const power = options.idfPower
@@ -309,8 +340,25 @@ export class InvertedIndex {
     return [...weights].map(([p, weight]) => {
       this.read(p)
       if (p.dead > 0) this.sweep(p)
-      return {p, weight: p === exact ? idfOf(p) : Math.min(weight * idfOf(p), cap), q}
+      const way = p === exact ? 'term' : ways.get(p)!
+      return {p, weight: p === exact ? idfOf(p) : Math.min(weight * idfOf(p), cap), q, way}
     })
+  }
+
+  /**
+   * The query words document `slot` matched in the last {@link match}, each once, by its
+   * strongest way (its own term, then the way of highest weight), in query order. Postings are
+   * in slot order, so each is a binary search: cheap for the few results a search returns.
+   */
+  matchesOf(slot: number): WordMatch[] {
+    const best = new Map<number, {r: Reach}>()
+    for (const r of this.lastReach) {
+      if (!holds(r.p, slot)) continue
+      const had = best.get(r.q)
+      if (had === undefined || (had.r.way !== 'term' && (r.way === 'term' || r.weight > had.r.weight)))
+        best.set(r.q, {r})
+    }
+    return [...best.values()].sort((a, b) => a.r.q - b.r.q).map(({r}) => ({q: r.q, way: r.way, term: r.p.text}))
   }
 
   /** Calls `visit` with each document whose closing question holds `term`. */
@@ -521,6 +569,21 @@ export class InvertedIndex {
 }
 
 const EMPTY = new Uint32Array(0)
+
+/** Whether a term's postings (swept, in slot order) hold `slot`. */
+function holds(p: Postings, slot: number): boolean {
+  const e = p.entries
+  let lo = 0
+  let hi = p.size / 2 - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const at = e[mid * 2]!
+    if (at === slot) return true
+    if (at < slot) lo = mid + 1
+    else hi = mid - 1
+  }
+  return false
+}
 
 /** Each posting of postings[from..to) names one of `docs` documents, at least once. */
 function checkPostings(

@@ -16,6 +16,9 @@ export interface LooseRules {
   weights: {prefix: number; fuzzy: number}
 }
 
+/** How a query word reached a key loosely: as a word it starts, or as a word a typo away. */
+export type LooseWay = 'prefix' | 'typo'
+
 /** The keys (terms and words as written) loose matching looks among. */
 export interface KeySource {
   /** Every key that starts with `prefix`, itself included, in any order. */
@@ -39,10 +42,10 @@ export function looseMatches(
   hasExact: boolean,
   live: (key: string) => boolean,
   written: (key: string) => boolean,
-): {key: string; weight: number}[] {
-  const found = new Map<string, number>()
-  const offer = (key: string, weight: number) => {
-    if ((found.get(key) ?? 0) < weight) found.set(key, weight)
+): {key: string; weight: number; way: LooseWay}[] {
+  const found = new Map<string, {weight: number; way: LooseWay}>()
+  const offer = (key: string, weight: number, way: LooseWay) => {
+    if ((found.get(key)?.weight ?? 0) < weight) found.set(key, {weight, way})
   }
   const {surface} = word
   const length = surface.length
@@ -55,15 +58,15 @@ export function looseMatches(
       const key = keys[i]!
       if (!live(key)) continue
       taken++
-      offer(key, (rules.weights.prefix * key.length) / (key.length + 0.3 * (key.length - length)))
+      offer(key, (rules.weights.prefix * key.length) / (key.length + 0.3 * (key.length - length)), 'prefix')
     }
   }
   if (!hasExact && rules.fuzzyMinLength > 0 && length >= rules.fuzzyMinLength && !/^\p{N}+$/u.test(surface)) {
     const most = rules.fuzzyTwoMinLength > 0 && length >= rules.fuzzyTwoMinLength ? 2 : 1
     for (const [key, edits] of typos(surface, keySource.tree(), most))
-      if (written(key) && live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits))
+      if (written(key) && live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits), 'typo')
   }
-  return [...found].map(([key, weight]) => ({key, weight}))
+  return [...found].map(([key, {weight, way}]) => ({key, weight, way}))
 }
 
 /** Keys at most `most` edits from `word`, a transposition counting as one edit; with the fewest edits each. */

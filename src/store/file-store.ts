@@ -779,6 +779,7 @@ export class FileStore implements Store {
       since: query.since,
       until: query.until,
       partial: query.partial,
+      explain: query.explain,
     }
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     if (this.options.shortLived) {

@@ -1,7 +1,7 @@
 import {MemError} from '../errors.js'
 import type {Hit} from '../search/fact-index.js'
 import type {CheckpointRecord, FactRecord} from './records.js'
-import type {NewCheckpoint, NewFact} from './store.js'
+import type {NewCheckpoint, NewFact, ScoredFact} from './store.js'
 
 /**
  * What every Store implementation does the same way: the records a change makes and the errors
@@ -17,8 +17,12 @@ export function threadOf(fact: NewFact): {thread?: string} {
   return fact.thread === undefined ? {} : {thread: fact.thread}
 }
 
-export function contextOf(hit: Hit): {contextFor?: string} {
-  return hit.contextFor === undefined ? {} : {contextFor: hit.contextFor}
+/** What a hit says besides its fact and score: the match it came as context of, and with `explain` the words it matched. */
+export function contextOf(hit: Hit): Pick<ScoredFact, 'contextFor' | 'matched'> {
+  return {
+    ...(hit.contextFor === undefined ? {} : {contextFor: hit.contextFor}),
+    ...(hit.matched === undefined ? {} : {matched: hit.matched}),
+  }
 }
 
 export function factRecord(id: string, fact: NewFact, createdAt: string): FactRecord {

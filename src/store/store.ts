@@ -1,4 +1,5 @@
 import {MemError} from '../errors.js'
+import type {HitWord} from '../search/fact-index.js'
 import type {CheckpointRecord, FactRecord} from './records.js'
 
 export type {CheckpointRecord, FactRecord} from './records.js'
@@ -36,6 +37,8 @@ export interface SearchQuery {
   until?: string
   /** The last word is still being typed: it matches the words it starts from its first letter. */
   partial?: boolean
+  /** Say of each hit which query words it matched and how. */
+  explain?: boolean
 }
 
 export interface ScoredFact {
@@ -43,6 +46,8 @@ export interface ScoredFact {
   score: number
   /** Set when the fact matched none of the query's words: the id of the matching fact of its thread it came with. */
   contextFor?: string
+  /** With `explain`: the query words the fact matched (none for a hit that came as context). */
+  matched?: HitWord[]
 }
 
 /**

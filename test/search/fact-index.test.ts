@@ -184,6 +184,47 @@ describe('FactIndex ranking', () => {
   })
 })
 
+describe('FactIndex: words that say little', () => {
+  const facts = spaced([
+    'Carol uses Neovim as her editor',
+    'Bob still uses yarn in the billing monorepo',
+    'The office VPN uses WireGuard',
+    'Handover notes go in the ops channel',
+    'Deploys go out on Tuesdays',
+    'Carol went to the offsite in Lisbon',
+  ])
+  const ids = (hits: {id: string}[]) => hits.map((h) => h.id)
+
+  it('leaves out facts matched only by a weak verb while others match the informative words', () => {
+    const index = indexOf(facts)
+    assert.deepEqual(ids(index.search('which editor does carol use', {limit: 10})), ['F0000', 'F0005'])
+    assert.deepEqual(ids(index.search('when do deploys go out', {limit: 10})), ['F0004'])
+    // Switched off, the weak verb brings them back.
+    const all = indexOf(facts, {weakWords: []}).search('which editor does carol use', {limit: 10})
+    assert.equal(all.length, 4)
+  })
+
+  it('a query of weak verbs only is a search for them', () => {
+    const index = indexOf(facts)
+    assert.deepEqual(ids(index.search('go', {limit: 10})).sort(), ['F0003', 'F0004', 'F0005'])
+    assert.equal(index.search('uses', {limit: 10}).length, 3)
+  })
+
+  it('a word being typed is never weak; a word in more than commonShare of the facts is, when asked for', () => {
+    // "us", being typed, reaches "uses": the facts it alone matches stay.
+    assert.deepEqual(ids(indexOf(facts).search('carol us', {limit: 10, partial: true})).sort(), [
+      'F0000',
+      'F0001',
+      'F0002',
+      'F0005',
+    ])
+    // "carol" is in 2 of 6 facts: common above a share of 0.3, so "lisbon" decides alone.
+    const common = indexOf(facts, {commonShare: 0.3})
+    assert.deepEqual(ids(common.search('carol lisbon', {limit: 10})), ['F0005'])
+    assert.deepEqual(ids(indexOf(facts).search('carol lisbon', {limit: 10})), ['F0005', 'F0000'])
+  })
+})
+
 describe('FactIndex filters', () => {
   const facts: IndexedFact[] = [
     {id: 'A', content: 'coffee with oat milk', tags: ['food', 'morning'], created_at: '2024-01-01T08:00:00.000Z'},
@@ -625,11 +666,14 @@ describe('FactIndex properties', () => {
     const words = [
       'alpha',
       'bravo',
+      // Weak verbs: a fact matched only by them is left out while others match other words.
+      'uses',
       'charlie',
       'delta',
       'echo',
       'foxtrot',
       'golfer',
+      'got',
       'hotel',
       'india',
       'juliet',

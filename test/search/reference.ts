@@ -2,6 +2,7 @@ import {DEFAULT_TUNING, type IndexedFact, type SearchOptions, type Tuning} from 
 import {datesInQuery, inAnySpan} from '../../src/search/query-dates.js'
 import {closingQuestion} from '../../src/search/questions.js'
 import {analyze, analyzeWords, queryWords, toTerm} from '../../src/search/tokenize.js'
+import {termsOf as weakTermsOf} from '../../src/search/weak-words.js'
 import {edits} from '../../bench/recall/words.js'
 
 /**
@@ -105,11 +106,17 @@ export class ReferenceIndex {
       (options.tags ?? []).every((tag) => f.tags.includes(tag))
     const spans = t.dateBoost === 1 ? [] : datesInQuery(query)
     const {k, b, d} = t.bm25
-    const own = this.facts.map((f) => {
+    // Words that say little: weak verbs, and words in more than commonShare of the facts.
+    const weakTerms = weakTermsOf(t.weakWords)
+    const weak = words.map(
+      (w) => !w.partial && w.term !== undefined && (weakTerms.has(w.term) || (df.get(w.term) ?? 0) > t.commonShare * n),
+    )
+    const informative = this.facts.map(() => false)
+    const own = this.facts.map((f, fi) => {
       if (!accepted(f)) return 0
       let sum = 0
       let matched = 0
-      reaches.forEach((r) => {
+      reaches.forEach((r, q) => {
         let hit = false
         for (const [term, w] of r) {
           const tf = f.terms.filter((x) => x === term).length
@@ -118,10 +125,16 @@ export class ReferenceIndex {
           hit = true
         }
         if (hit) matched++
+        if (hit && !weak[q]) informative[fi] = true
       })
       const boost = spans.length > 0 && inAnySpan(f.time, spans) ? t.dateBoost : 1
       return sum * matched * boost
     })
+    // A fact matched only by weak words is left out while another matches an informative one.
+    if (weak.some((w) => w) && own.some((score, i) => score > 0 && informative[i]))
+      own.forEach((_, i) => {
+        if (!informative[i]) own[i] = 0
+      })
     const loan = this.facts.map(() => 0)
     const lender = this.facts.map((): string | undefined => undefined)
     if (t.context > 0) {

@@ -286,6 +286,28 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         assert.ok(hits.some((h) => h.fact.id === reply.id && h.contextFor !== undefined))
       })
 
+      it('with explain, says which query word each hit matched, how, and the term it reached', async () => {
+        const a = await store.addFact('alice', {content: 'The kubernetes cluster was deployed', tags: ['infra']})
+        const b = await store.addFact('alice', {content: 'deploys go out on fridays', tags: []})
+        const plain = await store.searchFacts('alice', {text: 'deploys kube infra', limit: 10})
+        assert.ok(plain.every((h) => h.matched === undefined))
+        const hits = await store.searchFacts('alice', {text: 'deploys kube infra', limit: 10, explain: true})
+        assert.deepEqual(
+          hits.map((h) => [h.fact.id, h.matched]),
+          [
+            [
+              a.id,
+              [
+                {word: 'deploys', way: 'term', term: 'deploi'},
+                {word: 'kube', way: 'prefix', term: 'kubernet'},
+                {word: 'infra', way: 'term', term: 'infra'},
+              ],
+            ],
+            [b.id, [{word: 'deploys', way: 'term', term: 'deploi'}]],
+          ],
+        )
+      })
+
       it('an agent nobody wrote to has nothing to find, and is not made an agent by searching', async () => {
         assert.deepEqual(await store.searchFacts('nobody', {text: 'anything', limit: 5}), [])
         assert.deepEqual(await store.listAgents(), [])

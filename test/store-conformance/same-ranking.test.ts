@@ -69,6 +69,7 @@ describe('PostgreSQL ranks exactly as the files', function () {
         {limit: 50, tags: ['home']},
         {limit: 5, since: '2025-01-10T00:00:00.000Z', until: '2025-01-20T00:00:00.000Z'},
         {limit: 10, partial: true},
+        {limit: 10, explain: true},
       ]
       const compare = async () => {
         for (const text of [...queries, 'what concert on march 3?', 'kube', 'coffe grnder'])

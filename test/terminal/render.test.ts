@@ -42,6 +42,43 @@ describe('terminal rendering (fixed payloads, fixed now)', () => {
     )
   })
 
+  it('search with explain: a dim line under each fact says which words it matched and how', () => {
+    const out = renderSearch(
+      {
+        agent_id: 'alice',
+        query: 'kube deploys',
+        count: 2,
+        facts: [
+          {
+            id: A,
+            content: 'The kubernetes cluster was deployed',
+            tags: [],
+            created_at: '2026-06-12T09:00:00.000Z',
+            score: 3.2,
+            matched: [
+              {word: 'kube', how: 'prefix', fact_word: 'kubernetes'},
+              {word: 'deploys', how: 'stem', fact_word: 'deployed'},
+            ],
+          },
+          {
+            id: B,
+            content: 'in the hall',
+            tags: [],
+            created_at: '2026-06-12T09:00:00.000Z',
+            score: 1,
+            context_for: A,
+            matched: [],
+          },
+        ],
+      },
+      NOW,
+    )
+    const lines = out.split('\n')
+    assert.equal(lines.length, 5)
+    assert.equal(lines[2], `      ${ESC}[2mmatched kube (prefix: kubernetes), deploys (stem: deployed)${ESC}[22m`)
+    assert.equal(unstyled(lines[4]!), `      matched no word: context for ${A}`)
+  })
+
   it('search: a hit that came as context is dimmed, not highlighted, and names the match it came with', () => {
     const out = renderSearch(
       {

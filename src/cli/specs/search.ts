@@ -20,6 +20,7 @@ export const searchSpec = defineCommandSpec({
       helpValue: 'WHEN',
     },
     until: factFilterFlags.until,
+    explain: {kind: 'boolean', description: 'Under each fact, say which words of the query it matched and how.'},
   },
   async input(words, flags) {
     const query = joinWords(words) ?? ''
@@ -30,6 +31,14 @@ export const searchSpec = defineCommandSpec({
       )
     const since = await resolveTimePhrase(flags.since, '--since')
     const until = await resolveTimePhrase(flags.until, '--until')
-    return {agent_id: flags.agent, query, limit: flags.limit, tags: flags.tag, since, until}
+    return {
+      agent_id: flags.agent,
+      query,
+      limit: flags.limit,
+      tags: flags.tag,
+      since,
+      until,
+      ...(flags.explain === true ? {explain: true} : {}),
+    }
   },
 })

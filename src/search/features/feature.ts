@@ -1,3 +1,5 @@
+import type {SearchedWord} from '../inverted-index.js'
+
 /** What a feature may read of each fact besides its words, by slot. */
 export interface FactDetails {
   /** created_at as milliseconds since 1970. */
@@ -16,6 +18,14 @@ export interface FactDetails {
 export interface Ranking {
   /** The query as typed. */
   readonly query: string
+  /** The query's distinct words (a word being typed counts as its own), each with how many live facts hold its term. */
+  readonly words: readonly SearchedWord[]
+  /** How many live facts the agent has. */
+  readonly live: number
+  /** Which of `words` each candidate matched, by slot: bit i for word i (words from the 32nd on share the last bit). */
+  readonly matchedWords: Uint32Array
+  /** Takes the candidates `keep` refuses out of the search, before any feature brings facts in. */
+  readonly keepOnly: (keep: (slot: number) => boolean) => void
   /**
    * How many results the caller keeps: a feature may leave a fact that it can show will not
    * make them with a lower score than it would give it otherwise.

@@ -185,6 +185,7 @@ export class PostgresStore implements Store {
       since: query.since,
       until: query.until,
       partial: query.partial,
+      explain: query.explain,
     }
     const fast = await this.searchWarm(agent, query.text, options)
     if (fast !== undefined) return fast
