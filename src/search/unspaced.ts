@@ -66,10 +66,18 @@ function bigrams(run: string, side: Side, words: string[]): void {
   if (side === 'index') for (const c of chars) if (HAN.test(c)) words.push(c)
 }
 
-let segmenter: Intl.Segmenter | undefined
+let segmenter: Intl.Segmenter | null | undefined
 
-/** Thai, Lao, Khmer and Burmese runs as the words of ICU's dictionary (the locale does not change its cuts). */
+/**
+ * Thai, Lao, Khmer and Burmese runs as the words of ICU's dictionary (the locale does not change
+ * its cuts). A Node built without Intl has no segmenter: the run is then one word, as before.
+ */
 function segment(run: string, words: string[]): void {
-  segmenter ??= new Intl.Segmenter('en', {granularity: 'word'})
+  if (segmenter === undefined)
+    segmenter = typeof Intl === 'object' && 'Segmenter' in Intl ? new Intl.Segmenter('en', {granularity: 'word'}) : null
+  if (segmenter === null) {
+    words.push(run)
+    return
+  }
   for (const s of segmenter.segment(run)) if (s.isWordLike) words.push(s.segment)
 }
