@@ -129,6 +129,27 @@ describe('scripts written without spaces', () => {
       assert.deepEqual(ids(index, 'กาแพ'), [])
     })
 
+    it('hands a question ending with ？ on to its reply, as one ending with ?', () => {
+      const talk = new FactIndex()
+      const turns = ['小王：你周末去哪儿了？', '小李：我去了杭州看西湖。', '小王：天气怎么样？', '小李：下雨了。']
+      turns.forEach((content, i) =>
+        talk.add({
+          id: `T${i}`,
+          content,
+          tags: [],
+          thread: 'chat',
+          created_at: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+        }),
+      )
+      const hits = talk.search('周末', {limit: 5})
+      // The reply gets the question's whole score, so it ranks first (ties go to the newer fact).
+      assert.deepEqual(
+        hits.map((h) => h.id),
+        ['T1', 'T0', 'T2'],
+      )
+      assert.equal(hits[0]!.score, hits[1]!.score)
+    })
+
     it('loads from its saved form (and the PostgreSQL encoding) with the same results', () => {
       const loaded = FactIndex.fromCompact(decodeCompact(encodeCompact(index.toCompact()))!)
       for (const query of ['東京', '数据库', '楼', 'ランチ', 'กาแฟ', 'coffee'])
