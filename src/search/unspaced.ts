@@ -68,16 +68,56 @@ function bigrams(run: string, side: Side, words: string[]): void {
 
 let segmenter: Intl.Segmenter | null | undefined
 
-/**
- * Thai, Lao, Khmer and Burmese runs as the words of ICU's dictionary (the locale does not change
- * its cuts). A Node built without Intl has no segmenter: the run is then one word, as before.
- */
-function segment(run: string, words: string[]): void {
+/** Node's word segmenter; null in a Node built without Intl, where such a run stays one word, as before. */
+function wordSegmenter(): Intl.Segmenter | null {
   if (segmenter === undefined)
     segmenter = typeof Intl === 'object' && 'Segmenter' in Intl ? new Intl.Segmenter('en', {granularity: 'word'}) : null
-  if (segmenter === null) {
+  return segmenter
+}
+
+/** Thai, Lao, Khmer and Burmese runs as the words of ICU's dictionary (the locale does not change its cuts). */
+function segment(run: string, words: string[]): void {
+  const cutter = wordSegmenter()
+  if (cutter === null) {
     words.push(run)
     return
   }
-  for (const s of segmenter.segment(run)) if (s.isWordLike) words.push(s.segment)
+  for (const s of cutter.segment(run)) if (s.isWordLike) words.push(s.segment)
+}
+
+/**
+ * Where `terms` (a query's terms) stand in the runs of these scripts in `text`, as [start, end)
+ * offsets, for the terminal to highlight: the two characters of each matching pair, a matching
+ * single ideograph, a matching Thai word. The rest of `text` is left to the caller.
+ */
+export function unspacedMatches(text: string, terms: ReadonlySet<string>): [number, number][] {
+  const found: [number, number][] = []
+  if (!MAYBE.test(text)) return found
+  for (const m of text.matchAll(RUNS)) {
+    if (m[1] !== undefined) {
+      const starts: number[] = []
+      const chars: string[] = []
+      let at = m.index
+      for (const c of m[1]) {
+        starts.push(at)
+        chars.push(c.normalize('NFKC'))
+        at += c.length
+      }
+      starts.push(at)
+      for (let i = 0; i < chars.length; i++) {
+        if (terms.has(chars[i]!)) found.push([starts[i]!, starts[i + 1]!])
+        if (i + 1 < chars.length && terms.has(chars[i]! + chars[i + 1]!)) found.push([starts[i]!, starts[i + 2]!])
+      }
+    } else if (m[2] === m[2]!.normalize('NFC')) {
+      for (const s of wordSegmenter()?.segment(m[2]!) ?? [])
+        if (s.isWordLike && terms.has(s.segment)) found.push([m.index + s.index, m.index + s.index + s.segment.length])
+    }
+  }
+  return found
+}
+
+/** Where the runs of these scripts stand in `text`, as [start, end) offsets. */
+export function unspacedRuns(text: string): [number, number][] {
+  if (!MAYBE.test(text)) return []
+  return [...text.matchAll(RUNS)].map((m) => [m.index, m.index + m[0].length])
 }

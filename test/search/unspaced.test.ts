@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 
+import {highlight} from '../../src/cli/render-highlight.js'
 import {FactIndex} from '../../src/search/fact-index.js'
 import {analyze, queryWords, tokenize, unsearchable} from '../../src/search/tokenize.js'
 import {decodeCompact, encodeCompact} from '../../src/store/postgres/compact-codec.js'
@@ -83,6 +84,28 @@ describe('scripts written without spaces', () => {
         [false, false],
       )
       assert.equal(queryWords('coffee', true)[0]!.partial, true)
+    })
+  })
+
+  describe('highlight (mem search and mem browse at a terminal)', () => {
+    const marked = (text: string, query: string) =>
+      highlight(text, query)
+        .map((s) => (s.match ? `[${s.text}]` : s.text))
+        .join('')
+
+    it('marks the characters of the query, not the whole run', () => {
+      assert.equal(marked('東京のオフィスは3階にあります', '東京'), '[東京]のオフィスは3階にあります')
+      assert.equal(marked('東京のオフィスは3階にあります', '3階'), '東京のオフィスは[3階]にあります')
+      assert.equal(
+        marked('東京タワーの近くでランチを食べました', '東京 ランチ'),
+        '[東京]タワーの近くで[ランチ]を食べました',
+      )
+      assert.equal(marked('会议室在三楼，每周一开会', '楼'), '会议室在三[楼]，每周一开会')
+      assert.equal(marked('ร้านกาแฟอยู่ชั้นสามของตึก', 'กาแฟ'), 'ร้าน[กาแฟ]อยู่ชั้นสามของตึก')
+    })
+
+    it('marks the words around a run as any other word', () => {
+      assert.equal(marked('iPhone的电池很好, deploys', 'iphone 电池 deploy'), '[iPhone]的[电池]很好, [deploys]')
     })
   })
 
