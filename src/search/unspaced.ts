@@ -24,9 +24,9 @@ const HAN = /\p{Script=Han}/u
 export type Side = 'index' | 'query'
 
 /**
- * Splits `text` into its runs of these scripts, which `unspacedWords` turns into terms, and the
- * text between them, which `spaced` splits as every other script is. Text with none of them
- * goes to `spaced` whole.
+ * Splits `text` into its runs of these scripts, turned into words here, and the text between
+ * them, which `spaced` splits as every other script is. Text with none of them goes to `spaced`
+ * whole.
  */
 export function splitUnspaced(text: string, side: Side, spaced: (text: string) => string[]): string[] {
   if (!MAYBE.test(text)) return spaced(text)
@@ -43,7 +43,7 @@ export function splitUnspaced(text: string, side: Side, spaced: (text: string) =
   return words
 }
 
-/** Whether a word came from one of these scripts: it is matched as it is, with no stopword list, stemming, prefix or typo. */
+/** Whether a word came from one of these scripts: it is matched as it is, with no stopword list, stemming or typo. */
 export function isUnspaced(word: string): boolean {
   return word.charCodeAt(0) >= 0x0e00 && MAYBE.test(word) && RUNS_START.test(word)
 }
