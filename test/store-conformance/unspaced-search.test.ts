@@ -2,11 +2,15 @@ import assert from 'node:assert/strict'
 import {existsSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {FileStore} from '../../src/store/file-store.js'
+import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/paths.js'
+import {PostgresStore} from '../../src/store/postgres/postgres-store.js'
+import type {FactRecord} from '../../src/store/records.js'
 import {searchCachePath} from '../../src/store/search-cache.js'
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
-import {sql} from '../helpers/postgres.js'
+import {freshDatabase, sql} from '../helpers/postgres.js'
 import {STORES, useStore} from '../helpers/stores.js'
 
 /** Facts in Japanese, Chinese, Korean and Thai, each with the query a person would type for it. */
@@ -117,3 +121,62 @@ for (const store of STORES) {
     })
   })
 }
+
+/** Phrases of each script, put together at random, so that pairs and words repeat across facts. */
+const PHRASES = [
+  '東京のオフィス',
+  '東京タワー',
+  '京都の工場',
+  'ランチを食べました',
+  '数据库迁移',
+  '上海的机房',
+  '会议室在三楼',
+  '咖啡',
+  'ร้านกาแฟ',
+  'ประชุมทีม',
+  '서울 사무실은',
+  'deploy friday',
+  'coffee grinder',
+]
+
+describe('PostgreSQL ranks text in scripts written without spaces exactly as the files', function () {
+  this.timeout(120_000)
+
+  it('the same facts and scores for every query', async () => {
+    let seed = 33
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    const pick = () => PHRASES[Math.floor(next() * PHRASES.length)]!
+    const start = Date.parse('2025-01-01T00:00:00.000Z')
+    const facts: FactRecord[] = Array.from({length: 300}, (_, i) => ({
+      id: newId(start + i * 60_000),
+      content: Array.from({length: 1 + Math.floor(next() * 4)}, pick).join(next() < 0.5 ? '' : '、'),
+      tags: [],
+      created_at: new Date(start + i * 60_000).toISOString(),
+    }))
+    const {home, cleanup} = tempHome()
+    const files = new FileStore(home)
+    const db = await PostgresStore.open(await freshDatabase())
+    try {
+      for (const store of [files, db]) await store.importRecords('alice', {facts, checkpoints: []})
+      for (const text of [
+        '東京',
+        '京都',
+        '数据库',
+        '楼',
+        'ランチ',
+        'กาแฟ',
+        '사무실',
+        'coffee',
+        '東京 coffee',
+        '咖啡 ร้านกาแฟ',
+      ]) {
+        const want = await files.searchFacts('alice', {text, limit: 20})
+        assert.ok(want.length > 0, text)
+        assert.deepEqual(await db.searchFacts('alice', {text, limit: 20}), want, text)
+      }
+    } finally {
+      await db.close()
+      cleanup()
+    }
+  })
+})
