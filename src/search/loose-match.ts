@@ -1,6 +1,7 @@
 import type SearchableMap from 'minisearch/SearchableMap'
 
 import type {QueryWord} from './tokenize.js'
+import {isUnspaced} from './unspaced.js'
 
 /** How a query word also matches indexed words it is not: the words it starts, and typos. */
 export interface LooseRules {
@@ -33,7 +34,9 @@ export interface KeySource {
  * more, and fuzzy · K / (K + edits) for a key within the edits allowed. An edit is an insertion,
  * deletion, substitution, or transposition of two neighbouring letters (`terrafrom`); typos are
  * looked for only when the word's own term is not in the index (`form` is not a typo of
- * `from` when the facts say `form`), and never in numbers (`2023` is not a typo of `2024`).
+ * `from` when the facts say `form`), never in numbers (`2023` is not a typo of `2024`), and
+ * never in scripts written without spaces: a Chinese or Japanese term is two characters, and a
+ * Thai word one letter from another is most often another word.
  */
 export function looseMatches(
   word: QueryWord,
@@ -61,7 +64,13 @@ export function looseMatches(
       offer(key, (rules.weights.prefix * key.length) / (key.length + 0.3 * (key.length - length)), 'prefix')
     }
   }
-  if (!hasExact && rules.fuzzyMinLength > 0 && length >= rules.fuzzyMinLength && !/^\p{N}+$/u.test(surface)) {
+  if (
+    !hasExact &&
+    rules.fuzzyMinLength > 0 &&
+    length >= rules.fuzzyMinLength &&
+    !/^\p{N}+$/u.test(surface) &&
+    !isUnspaced(surface)
+  ) {
     const most = rules.fuzzyTwoMinLength > 0 && length >= rules.fuzzyTwoMinLength ? 2 : 1
     for (const [key, edits] of typos(surface, keySource.tree(), most))
       if (written(key) && live(key)) offer(key, (rules.weights.fuzzy * key.length) / (key.length + edits), 'typo')

@@ -4,7 +4,8 @@
  * it, usually without repeating its words.
  */
 export function endsWithQuestion(text: string): boolean {
-  return /\?\s*$/u.test(text)
+  // The full-width question mark is how Chinese and Japanese end a question.
+  return /[?？]\s*$/u.test(text)
 }
 
 /** A leading speaker label, as `mem import` writes a transcript's turns ("Caroline: ..."). */
@@ -12,13 +13,14 @@ const SPEAKER = /^[^:\n]{1,40}:\s/u
 
 /**
  * The question a fact ends with: the text after its last full stop, exclamation mark or line
- * break, without a leading speaker label; undefined if it does not end with a question. "I
- * bought a coffee maker three weeks ago. Any cleaning tips?" ends by asking for cleaning tips,
- * not about the coffee maker's date, so only a search for what the question asks about should
- * hand its score on to the reply.
+ * break (ASCII or full-width), without a leading speaker label; undefined if it does not end
+ * with a question. "I bought a coffee maker three weeks ago. Any cleaning tips?" ends by asking
+ * for cleaning tips, not about the coffee maker's date, so only a search for what the question
+ * asks about should hand its score on to the reply.
  */
 export function closingQuestion(text: string): string | undefined {
   if (!endsWithQuestion(text)) return undefined
   const turn = text.replace(SPEAKER, '')
-  return turn.slice(turn.search(/[.!\n][^.!\n]*$/u) + 1)
+  // Full stops and exclamation marks of Chinese and Japanese too (。！).
+  return turn.slice(turn.search(/[.!。！\n][^.!。！\n]*$/u) + 1)
 }

@@ -1,6 +1,7 @@
 import {stemmer} from 'stemmer'
 
 import {ENGLISH_STOPWORDS} from './stopwords.js'
+import {isUnspaced, splitUnspaced, type Side} from './unspaced.js'
 import {baseForm} from './word-forms.js'
 
 /**
@@ -33,8 +34,15 @@ const LATIN_ACCENTS = /(\p{Script=Latin})\p{M}+/gu
 /**
  * Splits text into lower-case words. Possessives lose their "'s", negative contractions are
  * dropped, other apostrophes split ("I'm" -> "i", "m", both stopwords), accents are folded.
+ * Scripts written without spaces (Chinese, Japanese, Thai...) are split as unspaced.ts says,
+ * which differs a little between a fact (`side` 'index') and a query.
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, side: Side = 'index'): string[] {
+  return splitUnspaced(text, side, spacedWords)
+}
+
+/** The words of text in scripts that put spaces between words. */
+function spacedWords(text: string): string[] {
   const folded = text
     .normalize('NFKD')
     .replace(LATIN_ACCENTS, '$1')
@@ -56,6 +64,7 @@ export function tokenize(text: string): string[] {
  * meet. Numbers are kept as they are.
  */
 export function toTerm(token: string): string | null {
+  if (isUnspaced(token)) return token
   if (ENGLISH_STOPWORDS.has(token)) return null
   const base = baseForm(token) ?? token
   if (/^\p{N}+$/u.test(base)) return base
@@ -77,7 +86,7 @@ export function analyze(text: string): string[] {
  * by: a search that finds nothing for "the" should say that "the" is not searched for.
  */
 export function unsearchable(text: string): 'no words' | 'only stopwords' | undefined {
-  const tokens = tokenize(text)
+  const tokens = tokenize(text, 'query')
   if (tokens.length === 0) return 'no words'
   return tokens.every((token) => toTerm(token) === null) ? 'only stopwords' : undefined
 }
@@ -108,8 +117,10 @@ export interface QueryWord {
  * far ("the" on the way to "theme").
  */
 export function queryWords(text: string, partialLast = false): QueryWord[] {
-  const tokens = tokenize(text)
-  const typing = partialLast && tokens.length > 0 && /[\p{L}\p{M}\p{N}]$/u.test(text)
+  const tokens = tokenize(text, 'query')
+  // A word of a script without spaces is whole as it stands (an input method commits words whole): never partial.
+  const typing =
+    partialLast && tokens.length > 0 && /[\p{L}\p{M}\p{N}]$/u.test(text) && !isUnspaced(tokens[tokens.length - 1]!)
   const words: QueryWord[] = []
   tokens.forEach((token, i) => {
     const partial = typing && i === tokens.length - 1

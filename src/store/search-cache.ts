@@ -46,7 +46,13 @@ import {isLink} from './links.js'
  * because an index saved by other code could tokenize differently.
  */
 declare const MEM_SEARCH_SIGNATURE: string | undefined
-export const SIGNATURE: string | undefined = typeof MEM_SEARCH_SIGNATURE === 'string' ? MEM_SEARCH_SIGNATURE : undefined
+/**
+ * The build's hash, and the version of the ICU data Node runs with: Thai, Lao, Khmer and Burmese
+ * are split into words by Intl.Segmenter's dictionary (src/search/unspaced.ts), which another
+ * Node may cut differently, so an index saved under one is rebuilt under another.
+ */
+export const SIGNATURE: string | undefined =
+  typeof MEM_SEARCH_SIGNATURE === 'string' ? `${MEM_SEARCH_SIGNATURE}.icu${process.versions.icu ?? '-'}` : undefined
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */

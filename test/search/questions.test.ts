@@ -8,6 +8,12 @@ describe('endsWithQuestion', () => {
     assert.equal(endsWithQuestion('Nice to hear from you! Love the necklace, any special meaning to it?  '), true)
   })
 
+  it('is true for a Chinese or Japanese question, which ends with a full-width question mark', () => {
+    assert.equal(endsWithQuestion('你周末去哪儿了？'), true)
+    assert.equal(endsWithQuestion('東京のオフィスは何階ですか？'), true)
+    assert.equal(endsWithQuestion('我去了上海。'), false)
+  })
+
   it('is false for statements, and for facts that ask first and then tell', () => {
     assert.equal(endsWithQuestion('My own journey made a huge difference.'), false)
     assert.equal(endsWithQuestion('What concert was it? Matt Patterson, I think.'), false)
@@ -24,6 +30,11 @@ describe('closingQuestion', () => {
       ' Love the necklace, any special meaning to it?',
     )
     assert.equal(closingQuestion('Here is my list\nCan you sort it? By date?'), 'Can you sort it? By date?')
+  })
+
+  it('starts after a Chinese or Japanese full stop or exclamation mark', () => {
+    assert.equal(closingQuestion('我买了一台咖啡机。怎么清洗？'), '怎么清洗？')
+    assert.equal(closingQuestion('ランチ美味しかった！次はどこに行く？'), '次はどこに行く？')
   })
 
   it('leaves out the speaker label mem import writes before a turn', () => {
