@@ -1,8 +1,22 @@
 import assert from 'node:assert/strict'
 
-import {loadMcpTools} from '@langchain/mcp-adapters'
-
+import {importInstalled} from '../helpers/installed-client.js'
 import {serveDuringSuite} from '../helpers/mcp.js'
+
+/**
+ * The adapter and its peer, LangChain's core, are installed by the test itself at these versions
+ * (test/helpers/installed-client.ts), not by every contributor's install. The part of its API the
+ * test uses:
+ */
+const ADAPTERS = '1.1.4'
+const LANGCHAIN_CORE = '1.4.0'
+interface Adapters {
+  loadMcpTools: (
+    server: string,
+    client: never,
+    options: {throwOnLoadError: boolean},
+  ) => Promise<{name: string; invoke: (args: Record<string, unknown>) => Promise<unknown>}[]>
+}
 
 /**
  * Every advertised tool schema goes through a real client-side converter, LangChain's MCP
@@ -11,6 +25,14 @@ import {serveDuringSuite} from '../helpers/mcp.js'
  */
 describe("the advertised schemas through LangChain's MCP adapter", () => {
   const suite = serveDuringSuite()
+  let loadMcpTools: Adapters['loadMcpTools']
+  before(async function () {
+    // The first run installs the adapter.
+    this.timeout(600_000)
+    ;({loadMcpTools} = await importInstalled<Adapters>('@langchain/mcp-adapters', ADAPTERS, [
+      `@langchain/core@${LANGCHAIN_CORE}`,
+    ]))
+  })
 
   it('converts all five tools and calls them as a model would, nulls for left-out arguments included', async () => {
     const tools = await loadMcpTools('mem', suite.mcp.client as never, {throwOnLoadError: true})

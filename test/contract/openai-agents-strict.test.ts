@@ -1,8 +1,33 @@
 import assert from 'node:assert/strict'
 
-import {MCPServerStdio, RunContext, getAllMcpTools, type FunctionTool} from '@openai/agents'
-
+import {importInstalled} from '../helpers/installed-client.js'
 import {BIN, childEnv, tempHome} from '../helpers/mem.js'
+
+/**
+ * The SDK is installed by the test itself, at this version (test/helpers/installed-client.ts):
+ * it pulls in `openai`, whose package asks for a newer Node than mem's minimum, and is too large
+ * for every contributor's install. The parts of its API the test uses:
+ */
+const AGENTS_SDK = '0.20.0'
+interface FunctionTool {
+  name: string
+  strict: boolean
+  invoke: (context: unknown, input: string) => Promise<unknown>
+}
+interface McpServer {
+  connect: () => Promise<void>
+  close: () => Promise<void>
+}
+interface AgentsSdk {
+  MCPServerStdio: new (options: {
+    name: string
+    command: string
+    args: string[]
+    env: Record<string, string>
+  }) => McpServer
+  RunContext: new () => unknown
+  getAllMcpTools: (options: {mcpServers: McpServer[]; convertSchemasToStrict: boolean}) => Promise<unknown[]>
+}
 
 /**
  * OpenAI's Agents SDK converts MCP tool schemas to its strict mode (every key required, nulls
@@ -13,10 +38,15 @@ import {BIN, childEnv, tempHome} from '../helpers/mem.js'
  */
 describe("the advertised input schemas through OpenAI's Agents SDK strict mode", () => {
   let home: ReturnType<typeof tempHome>
-  let server: MCPServerStdio
+  let sdk: AgentsSdk
+  let server: McpServer
   let tools: FunctionTool[]
 
-  before(async () => {
+  before(async function () {
+    // The first run installs the SDK.
+    this.timeout(600_000)
+    sdk = await importInstalled<AgentsSdk>('@openai/agents', AGENTS_SDK)
+    const {MCPServerStdio, getAllMcpTools} = sdk
     home = tempHome()
     server = new MCPServerStdio({
       name: 'mem',
@@ -34,7 +64,7 @@ describe("the advertised input schemas through OpenAI's Agents SDK strict mode",
 
   const tool = (name: string): FunctionTool => tools.find((t) => t.name === name)!
   const call = async (name: string, args: Record<string, unknown>): Promise<string> => {
-    const out = (await tool(name).invoke(new RunContext(), JSON.stringify(args))) as unknown
+    const out = (await tool(name).invoke(new sdk.RunContext(), JSON.stringify(args))) as unknown
     return typeof out === 'string' ? out : JSON.stringify(out)
   }
 

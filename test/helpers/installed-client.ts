@@ -2,6 +2,7 @@ import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 
 /**
  * A real client program too heavy to be a devDependency that every contributor installs
@@ -14,16 +15,32 @@ import {join} from 'node:path'
  * temporary folder first and is renamed into place, so parallel test processes never see half
  * of one.
  */
-export function installedClient(pkg: string, version: string): string {
+export function installedClient(pkg: string, version: string, alongside: string[] = []): string {
+  return join(installedFolder(pkg, version, alongside), 'node_modules', '.bin')
+}
+
+/**
+ * A client library the same way (`alongside`: other packages at pinned versions it needs, such
+ * as its peers), imported from its own folder. Keeping these out of devDependencies keeps them
+ * off every contributor's disk, and out of the install's engine check: some need a newer Node
+ * than the one mem supports, while the parts the tests use run on it.
+ */
+export async function importInstalled<T>(pkg: string, version: string, alongside: string[] = []): Promise<T> {
+  return (await import(pathToFileURL(join(installedFolder(pkg, version, alongside), 'entry.mjs')).href)) as T
+}
+
+function installedFolder(pkg: string, version: string, alongside: string[]): string {
   const root = process.env.MEM_TEST_CLIENTS || join(homedir(), '.cache', 'mem-test-clients')
-  const dir = join(root, `${pkg.replace(/[^A-Za-z0-9.-]/g, '_')}@${version}`)
-  const bin = join(dir, 'node_modules', '.bin')
-  if (existsSync(join(dir, 'installed'))) return bin
+  const safe = (spec: string): string => spec.replace(/[^A-Za-z0-9.@-]/g, '_')
+  const dir = join(root, [`${pkg.replace(/[^A-Za-z0-9.-]/g, '_')}@${version}`, ...alongside.map(safe)].join('+'))
+  if (existsSync(join(dir, 'installed'))) return dir
   mkdirSync(root, {recursive: true, mode: 0o700})
   const staging = mkdtempSync(join(root, '.installing-'))
   try {
     writeFileSync(join(staging, 'package.json'), '{"private":true}\n')
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${pkg}@${version}`], {
+    // Resolved from inside the folder, so that the package and its dependencies come from there.
+    writeFileSync(join(staging, 'entry.mjs'), `export * from ${JSON.stringify(pkg)}\n`)
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${pkg}@${version}`, ...alongside], {
       cwd: staging,
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: 600_000,
@@ -38,5 +55,5 @@ export function installedClient(pkg: string, version: string): string {
   } finally {
     rmSync(staging, {recursive: true, force: true})
   }
-  return bin
+  return dir
 }

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {childEnv, mem, tempHome} from '../helpers/mem.js'
+import {seeded} from '../helpers/seed.js'
 import {duplicates, readBack} from './files.js'
 
 const WRITER = join(import.meta.dirname, 'fixtures', 'writer.mjs')
@@ -18,8 +19,9 @@ interface Writer {
 }
 
 /** A writer process; its acknowledged ids are collected line by line from stdout. */
-function startWriter(home: string, agent: string, tag: string, acked: Writer['acked']): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, home, agent, tag], {
+/** `seed` drives the writer's own pauses (fixtures/writer.mjs), so a replayed seed replays them too. */
+function startWriter(home: string, agent: string, tag: string, seed: number, acked: Writer['acked']): Writer {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, home, agent, tag, String(seed)], {
     env: childEnv(home),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -58,6 +60,8 @@ async function untilProgress(acked: Writer['acked'], since: number, child: Child
 
 describe('crash safety: writers SIGKILLed at random moments (real processes, real files)', function () {
   this.timeout(600_000)
+  const {random} = seeded('test/reliability/crash.test.ts')
+  const writerSeed = (): number => Math.floor(random() * 2 ** 31)
   let home: ReturnType<typeof tempHome>
   before(() => (home = tempHome()))
   after(() => home.cleanup())
@@ -69,13 +73,13 @@ describe('crash safety: writers SIGKILLed at random moments (real processes, rea
       const agent = `lane-${n}`
       const acked: Writer['acked'] = {fact: [], checkpoint: [], update: []}
       const writers = Array.from({length: WRITERS_PER_LANE}, (_, i) =>
-        startWriter(home.home, agent, `w${n}.${i}`, acked),
+        startWriter(home.home, agent, `w${n}.${i}`, writerSeed(), acked),
       )
       try {
         while (kills < KILLS) {
-          const victim = Math.floor(Math.random() * writers.length)
+          const victim = Math.floor(random() * writers.length)
           await untilProgress(acked, acked.fact.length + acked.checkpoint.length, writers[victim]!.child)
-          await sleep(Math.random() * 60)
+          await sleep(random() * 60)
           writers[victim]!.child.kill('SIGKILL')
           await writers[victim]!.exited
           kills++
@@ -103,7 +107,7 @@ describe('crash safety: writers SIGKILLed at random moments (real processes, rea
           assert.deepEqual(duplicates(found.facts.map((f) => f.id)), [])
           assert.deepEqual(duplicates(found.checkpoints.map((c) => c.id)), [])
           checks++
-          writers[victim] = startWriter(home.home, agent, `w${n}.${kills}`, acked)
+          writers[victim] = startWriter(home.home, agent, `w${n}.${kills}`, writerSeed(), acked)
         }
       } finally {
         for (const w of writers) w.child.kill('SIGKILL')

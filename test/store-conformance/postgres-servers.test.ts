@@ -8,6 +8,7 @@ import {connectHttp, createToken, startHttpServe, type HttpServe} from '../helpe
 import type {McpSession} from '../helpers/mcp.js'
 import {BIN, childEnv, mem, tempHome, type RunResult} from '../helpers/mem.js'
 import {freshDatabase, sql} from '../helpers/postgres.js'
+import {seeded} from '../helpers/seed.js'
 
 const SERVERS = 3
 const LANES = 3
@@ -63,6 +64,7 @@ function memKillable(
 
 describe('several mem mcp serve --http and CLI writers on one PostgreSQL database, with SIGKILLs', function () {
   this.timeout(600_000)
+  const {random} = seeded('test/store-conformance/postgres-servers.test.ts')
   let temps: ReturnType<typeof tempHome>[] = []
   let hosts: Host[] = []
   let url: string
@@ -213,7 +215,7 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
       const env = {MEM_STORE: url}
       const updatable: string[] = []
       for (let i = 0; !stop && i < MAX_CALLS_PER_LOOP; i++) {
-        const killAt = i % 4 === 3 ? Math.random() * 600 : undefined
+        const killAt = i % 4 === 3 ? random() * 600 : undefined
         let r: RunResult
         let done: (out: Record<string, unknown>) => void
         if (i % 3 === 2 && updatable.length > 0) {
@@ -267,7 +269,7 @@ describe('several mem mcp serve --http and CLI writers on one PostgreSQL databas
         const host = hosts[kill % SERVERS]!
         // Aimed at a server with calls under way, so the kill lands mid-write.
         await until(() => host.inFlight > 0, 1)
-        await sleep(Math.random() * 30)
+        await sleep(random() * 30)
         const serve = host.serve!
         host.serve = undefined
         await serve.stop('SIGKILL')
