@@ -9,8 +9,6 @@ module.exports = {
     'test/cli/config-dir.test.ts',
     'test/cli/fast-argv.property.test.ts',
     'test/clients/clients.test.ts',
-    'test/contract/tools-snapshot.test.ts',
-    'test/reliability/concurrency.test.ts',
     'test/reliability/inputs.property.test.ts',
     'test/search/fact-index.test.ts',
     'test/search/lines.test.ts',
