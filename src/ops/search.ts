@@ -117,7 +117,7 @@ export const memorySearch = defineOperation({
       score,
       ...(fact.thread === undefined ? {} : {thread: fact.thread}),
       ...(contextFor === undefined ? {} : {context_for: contextFor}),
-      ...(matched === undefined ? {} : {matched: explainMatches(matched, fact.content, fact.tags)}),
+      ...(matched === undefined ? {} : {matched: explainMatches(matched, fact.content, fact.tags, input.query)}),
     }))
     return {agent_id, query: input.query, count: facts.length, facts}
   },

@@ -9,6 +9,8 @@ const FACTS = [
   {content: 'Carol uses Neovim as her editor'},
   {content: 'Which heater did the landlord pick?', thread: 'flat'},
   {content: 'A Dimplex panel, in the hall', thread: 'flat'},
+  {content: '東京タワーの近くでランチを食べました'},
+  {content: 'タワーマンションの管理会社'},
 ]
 
 interface Matched {
@@ -79,6 +81,17 @@ describe('search explains its matches (MCP and CLI)', function () {
     assert.deepEqual(reply.matched, [])
     assert.equal(reply.context_for, question.id)
     assert.match(text, new RegExp(`\\n   matched no word: context for ${question.id}(\\n|$)`))
+  })
+
+  it('a Chinese or Japanese word is told as typed where the fact holds it whole, as its pairs where not', async () => {
+    const {facts} = await search({query: '東京タワー', explain: true})
+    const whole = facts.find((f) => f.content.startsWith('東京タワー'))!
+    assert.deepEqual(whole.matched, [{word: '東京タワー', how: 'exact', fact_word: '東京タワー'}])
+    const part = facts.find((f) => f.content.startsWith('タワーマンション'))!
+    assert.deepEqual(part.matched, [
+      {word: 'タワ', how: 'exact', fact_word: 'タワ'},
+      {word: 'ワー', how: 'exact', fact_word: 'ワー'},
+    ])
   })
 
   it('puts the explanation under each line of the prose only when asked', async () => {
