@@ -1,5 +1,7 @@
 import {randomInt} from 'node:crypto'
 
+import {rng} from '../../bench/speed/facts.js'
+
 /**
  * The seed behind a randomized test's choices (which writer to kill, how long to wait): a new one
  * each run, so that runs explore, or `MEM_TEST_SEED` to replay one. `seeded` prints the seed when a
@@ -17,16 +19,7 @@ export function testSeed(): number {
 }
 
 /** A small, fast generator of numbers in [0, 1) from a seed (mulberry32), the same on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
+export const seededRandom = rng
 
 /**
  * Call inside a `describe`: draws the suite's seed, and after any failing test in it prints the
