@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {jsonSchemaOf} from '../../src/mcp/tools.js'
@@ -344,6 +344,44 @@ describe('mem export and mem import (built binary, real files)', () => {
       json(ok(dst, ['search', 'Imported fact number 2999', '--agent', 'carol', '--limit', '1', '--json'])).count,
       1,
     )
+  })
+
+  it('an import of many batches and segments is searchable afterwards, every fact of it, and skipped whole the second time', () => {
+    const dst = home()
+    const file = join(dst, 'many.jsonl')
+    const base = Date.parse('2026-01-01T00:00:00.000Z')
+    // More than one write batch (10,000 records) and a dozen segments, each let go of once written.
+    const count = 12_500
+    const word = (i: number): string =>
+      `zq${i.toString(26).replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 26)))}`
+    const many = Array.from({length: count}, (_, i) =>
+      factLine(ulidAt(base + i, i), `Imported fact ${word(i)} about the archive`, {
+        created_at: new Date(base + i).toISOString(),
+      }),
+    )
+    writeFileSync(file, many.join('\n'))
+    assert.deepEqual(json(ok(dst, ['import', file, '--json'])).added, {facts: count, checkpoints: 0})
+    const agent = join(dst, 'agents', 'carol')
+    assert.ok(readdirSync(join(agent, 'facts')).filter((n) => n.endsWith('.json')).length >= 12)
+    assert.equal(statSync(join(agent, 'cache', 'search-index.bin')).mode & 0o777, 0o600)
+    for (const i of [0, 999, 1000, 9999, 10_000, count - 1]) {
+      const found = json<{facts: {id: string}[]}>(
+        ok(dst, ['search', word(i), '--agent', 'carol', '--limit', '1', '--json']),
+      )
+      assert.deepEqual(
+        found.facts.map((f) => f.id),
+        [ulidAt(base + i, i)],
+        `fact ${i} is found`,
+      )
+    }
+    const again = json<{added: unknown; skipped: unknown[]}>(ok(dst, ['import', file, '--json']))
+    assert.deepEqual(again.added, {facts: 0, checkpoints: 0})
+    assert.equal(again.skipped.length, count)
+    const out = join(dst, 'out.jsonl')
+    ok(dst, ['export', '--agent', 'carol', '-o', out])
+    const all = lines(readFileSync(out, 'utf8')).slice(1)
+    assert.equal(all.length, count)
+    assert.equal(new Set(all.map((l) => l.id)).size, count)
   })
 })
 
