@@ -312,6 +312,20 @@ class AgentFiles {
     saveDigests(this.dir, kept)
   }
 
+  /**
+   * Every fact, segment by segment, each read without being kept unless it is held already
+   * (see Store.eachFact); the checkpoints are checked sound as for any operation that does not read them.
+   */
+  eachFact(each: (fact: FactRecord) => void): void {
+    const revision = this.stamp.read()
+    this.revision = revision
+    const gone: Change<FactRecord>[] = []
+    const current = this.facts.scanKeys(revision, gone)
+    this.follow(gone)
+    for (const {name} of current) for (const fact of this.peekFacts(name, revision).records) each(fact)
+    this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
+  }
+
   /** Lets go of segments read for one operation only (all but the last, which adds need). */
   release(names: Iterable<string>): void {
     const last = this.facts.last()?.name
@@ -963,6 +977,10 @@ export class FileStore implements Store {
 
   async listFacts(agent: string): Promise<FactRecord[]> {
     return [...this.read(agent, {facts: 'all'}).facts.records()]
+  }
+
+  async eachFact(agent: string, each: (fact: FactRecord) => void): Promise<void> {
+    this.agent(agent).eachFact(each)
   }
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
