@@ -27,6 +27,7 @@ export class DeferredStore implements Store {
   supersede: Store['supersede'] = async (...args) => (await this.store()).supersede(...args)
   deleteFact: Store['deleteFact'] = async (...args) => (await this.store()).deleteFact(...args)
   listFacts: Store['listFacts'] = async (...args) => (await this.store()).listFacts(...args)
+  eachFact: Store['eachFact'] = async (...args) => (await this.store()).eachFact(...args)
   saveCheckpoint: Store['saveCheckpoint'] = async (...args) => (await this.store()).saveCheckpoint(...args)
   getCheckpoint: Store['getCheckpoint'] = async (...args) => (await this.store()).getCheckpoint(...args)
   listCheckpoints: Store['listCheckpoints'] = async (...args) => (await this.store()).listCheckpoints(...args)

@@ -25,7 +25,7 @@ import {
   supersedingRecord,
 } from './record-rules.js'
 import {bumpRevision, HeldRevision, readRevision, type Revision} from './revision.js'
-import {openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
+import {buildIndex, openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
 import {SearchView, type ReadOneFn, type ReadSegment, type ReadSegmentFn} from './search-view.js'
 import {
   factDigest,
@@ -36,6 +36,7 @@ import {
   type SavedIndex,
   type SavedSegment,
 } from './search-cache.js'
+import {SegmentIds} from './segment-ids.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, HeldDigests, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {DuplicateIndex, guarded, normalizedContent} from './duplicates.js'
@@ -70,6 +71,8 @@ const CACHE_BUDGET_BYTES = 64 * 1024 * 1024
  * one fact per agent: 69 KiB of heap and array buffers, 87 KiB of resident memory per agent.
  */
 const AGENT_COST_BYTES = 80 * 1024
+/** Segments an import may have moved for its saved index to be brought up to date rather than built anew. */
+const PARTIAL_SAVE_SEGMENTS = 16
 /** Each fact held with its index entry and id map entry: measured 1.0 to 1.2 KB (heap and array buffers) from 10,000 to 50,000 facts. */
 const WARM_FACT_BYTES = 1300
 /** A record held as an object without index, as a multiple of its serialized size. */
@@ -102,6 +105,8 @@ class AgentFiles {
   private view?: SearchView
   /** The duplicate guard's digests of the segments, kept by a long-running process that adds without holding every fact. */
   private digests?: HeldDigests
+  /** Which ids each fact segment holds, for an import into an agent whose records this process does not hold. */
+  private segmentIds?: SegmentIds
   /** The last segment's content hashes, kept while the segment only grows. */
   private lastHashes?: {name: string; records: readonly FactRecord[]; hashes: string[]}
 
@@ -227,6 +232,98 @@ class AgentFiles {
   /** The record of `id` in a segment this process holds. */
   heldFact(segment: string, id: string): FactRecord | undefined {
     return this.facts.get(segment)?.records.find((f) => f.id === id)
+  }
+
+  /**
+   * Every fact id with its segment, for an import that must know which ids the agent has
+   * without holding its records: kept by segment key (src/store/segment-ids.ts), the segments
+   * that moved since read without being kept. Under the lock, after the write's refresh.
+   */
+  leanIds(): SegmentIds {
+    const held = (this.segmentIds ??= new SegmentIds())
+    const gone: Change<FactRecord>[] = []
+    const current = this.facts.scanKeys(this.revision, gone)
+    this.follow(gone)
+    held.update(current, (name) => this.peekFacts(name))
+    return held
+  }
+
+  /**
+   * After one write of an import: the ids of the segments it wrote are noted under the keys
+   * they were stamped with, and every segment but the last is let go of, so that an import
+   * holds one batch of records at a time instead of the agent's every record.
+   */
+  settleImport(): void {
+    const held = this.segmentIds
+    if (!held) return
+    const keys = this.facts.keys()
+    const names = this.facts.all().map((seg) => {
+      held.set(seg.name, keys[seg.name] ?? '', seg.records)
+      return seg.name
+    })
+    this.release(names)
+  }
+
+  /**
+   * Saves the search index and the duplicate guard's digests after an import, reading the fact
+   * segments one at a time instead of holding them all: the saved index brought up to date by
+   * the few segments whose key moved, else a new one built segment by segment (see buildIndex);
+   * the digests of every segment but the last from the segments so read, the saved digests of
+   * segments that did not move, or the segment read again. What this process searches by
+   * (its view, if any) is left as it is: it is brought up to date by key before each search.
+   */
+  saveDerivedLean(FactIndex: FactIndexType): void {
+    // The import is over: its ids are read again, by key, should another import follow.
+    this.segmentIds = undefined
+    const revision = this.stamp.read()
+    this.revision = revision
+    const hashes = new Map<string, string[]>()
+    const read = (name: string): ReadSegment => {
+      const r = this.peekFacts(name, revision)
+      hashes.set(name, segmentHashes(r.records))
+      return r
+    }
+    const gone: Change<FactRecord>[] = []
+    const current = this.facts.scanKeys(revision, gone)
+    this.follow(gone)
+    const savedIndex = readSaved(this.dir, {lazy: true})
+    try {
+      const savedKeys = new Map(savedIndex?.segments.map((s) => [s.name, s.key]))
+      // Bringing the saved index up to date holds the moved segments' facts: only for a few.
+      const moved = current.filter((s) => savedKeys.get(s.name) !== s.key).length
+      const opened =
+        savedIndex && moved <= PARTIAL_SAVE_SEGMENTS
+          ? openPartial(FactIndex, savedIndex, current, (name) => read(name).records)
+          : undefined
+      const built = opened ?? buildIndex(FactIndex, current, read)
+      saveIndex(this.dir, built.index, built.source)
+    } finally {
+      savedIndex?.close()
+    }
+    const saved = readDigests(this.dir)
+    const identities = this.facts.seenIdentities()
+    const last = [...identities.keys()].at(-1)
+    const kept: Digests = {segments: {}}
+    for (const [name, identity] of identities) {
+      if (name === last) continue
+      const same = saved?.segments[name]?.identity === identity ? saved.segments[name]!.hashes : undefined
+      kept.segments[name] = {identity, hashes: hashes.get(name) ?? same ?? segmentHashes(this.peekFacts(name).records)}
+    }
+    saveDigests(this.dir, kept)
+  }
+
+  /**
+   * Every fact, segment by segment, each read without being kept unless it is held already
+   * (see Store.eachFact); the checkpoints are checked sound as for any operation that does not read them.
+   */
+  eachFact(each: (fact: FactRecord) => void): void {
+    const revision = this.stamp.read()
+    this.revision = revision
+    const gone: Change<FactRecord>[] = []
+    const current = this.facts.scanKeys(revision, gone)
+    this.follow(gone)
+    for (const {name} of current) for (const fact of this.peekFacts(name, revision).records) each(fact)
+    this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
   }
 
   /** Lets go of segments read for one operation only (all but the last, which adds need). */
@@ -458,8 +555,8 @@ class AgentFiles {
     this.resave = false
   }
 
-  /** One fact segment, read (and checked) if this process does not hold it as it is now. */
-  private factsOf(name: string): FactRecord[] {
+  /** One fact segment, read (and checked) if this process does not hold it as it is now, and held. */
+  factsOf(name: string): FactRecord[] {
     this.follow(this.facts.refreshSome(this.revision, [name], this.noteMigrated('facts')))
     return this.facts.get(name)?.records ?? []
   }
@@ -882,6 +979,10 @@ export class FileStore implements Store {
     return [...this.read(agent, {facts: 'all'}).facts.records()]
   }
 
+  async eachFact(agent: string, each: (fact: FactRecord) => void): Promise<void> {
+    this.agent(agent).eachFact(each)
+  }
+
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, {checkpoints: 'last'}, (tx) => {
       const record = checkpointRecord(tx.nextCheckpointId(), checkpoint, now())
@@ -1022,7 +1123,15 @@ export class FileStore implements Store {
   }
 
   async importRecords(agent: string, batch: ImportBatch, options: ImportOptions = {}): Promise<ImportResult> {
-    const result = await this.writeImport(agent, batch)
+    // A process that holds every fact of the agent anyway (a server that built its id map) checks
+    // ids by its id map; any other keeps ids only, so an import never holds every record at once.
+    const lean = !this.agent(agent).holdsAll()
+    let result: ImportResult
+    try {
+      result = await this.writeImport(agent, batch, lean)
+    } finally {
+      if (lean) this.agent(agent).settleImport()
+    }
     const changed = result.facts.length > 0 || result.marked.length > 0
     if (options.more) {
       if (changed) this.derivedBehind.add(agent)
@@ -1041,6 +1150,10 @@ export class FileStore implements Store {
     try {
       const FactIndex = await loadFactIndex()
       // Synchronous from here, like any search: the facts are brought up to date and indexed at once.
+      if (!this.agent(agent).holdsAll()) {
+        this.agent(agent).saveDerivedLean(FactIndex)
+        return
+      }
       const a = this.read(agent, {facts: 'all'})
       a.searchIndex(FactIndex, {save: true})
       a.saveDuplicateDigests()
@@ -1049,10 +1162,12 @@ export class FileStore implements Store {
     }
   }
 
-  private writeImport(agent: string, batch: ImportBatch): Promise<ImportResult> {
-    return this.write(agent, {facts: 'all', checkpoints: 'all'}, (tx, a) => {
+  private writeImport(agent: string, batch: ImportBatch, lean: boolean): Promise<ImportResult> {
+    return this.write(agent, {facts: lean ? 'last' : 'all', checkpoints: 'all'}, (tx, a) => {
       const knownCheckpoints = new Set([...a.checkpoints.records()].map((c) => c.id))
-      const facts = newById(batch.facts, (id) => a.byId().has(id))
+      const byId = lean ? undefined : a.byId()
+      const known: KnownIds = byId ? {has: (id) => byId.has(id), segmentOf: (id) => byId.get(id)?.segment} : a.leanIds()
+      const facts = newById(batch.facts, (id) => known.has(id))
       const checkpoints = newById(batch.checkpoints, (id) => knownCheckpoints.has(id))
       // New facts are written before old ones are marked, as in supersede: a crash in between leaves both live.
       const saved = {facts: 0, checkpoints: 0}
@@ -1067,7 +1182,7 @@ export class FileStore implements Store {
           tx,
           (change) => (saved.checkpoints += change.after.length - change.before.length),
         )
-        const marked = markLive(a, batch.marks ?? [], tx)
+        const marked = markLive(a, known, batch.marks ?? [], tx)
         return {facts: facts.map((f) => f.id), checkpoints: checkpoints.map((c) => c.id), marked}
       } catch (error) {
         throw tx.wroteAny()
@@ -1165,17 +1280,27 @@ function appendPacked<T>(
 }
 
 /** Applies marks to facts that are still live, rewriting each touched segment once. */
-function markLive(a: AgentFiles, marks: NonNullable<ImportBatch['marks']>, tx: Transaction): string[] {
+/** Which fact ids an agent has, and where: its id map, or the ids alone (src/store/segment-ids.ts). */
+interface KnownIds {
+  has(id: string): boolean
+  segmentOf(id: string): string | undefined
+}
+
+function markLive(a: AgentFiles, known: KnownIds, marks: NonNullable<ImportBatch['marks']>, tx: Transaction): string[] {
   const bySegment = new Map<string, Map<string, Partial<FactRecord>>>()
   for (const {id, patch} of marks) {
-    const entry = a.byId().get(id)
-    if (!entry || !isLive(entry.fact)) continue
-    const patches = bySegment.get(entry.segment) ?? new Map<string, Partial<FactRecord>>()
+    const segment = known.segmentOf(id)
+    if (segment === undefined) continue
+    const patches = bySegment.get(segment) ?? new Map<string, Partial<FactRecord>>()
     patches.set(id, patch)
-    bySegment.set(entry.segment, patches)
+    bySegment.set(segment, patches)
   }
   const marked: string[] = []
-  for (const [name, patches] of bySegment) {
+  for (const [name, asked] of bySegment) {
+    // Read (and held for the write) only now: an import that does not hold every fact knows ids alone.
+    const before = a.factsOf(name)
+    const patches = new Map(before.filter((f) => asked.has(f.id) && isLive(f)).map((f) => [f.id, asked.get(f.id)!]))
+    if (patches.size === 0) continue
     const seg = a.facts.get(name)
     if (!seg) throw new MemError('internal', `segment ${name} is indexed but not cached`)
     const records = seg.records.map((f) => (patches.has(f.id) ? {...f, ...patches.get(f.id)} : f))

@@ -283,3 +283,52 @@ function liveFacts(facts: readonly FactRecord[]): Map<string, FactRecord> {
   for (const fact of facts) if (isLive(fact)) live.set(fact.id, fact)
   return live
 }
+
+/**
+ * A new index over every fact segment in `current`, read one after the other and let go of:
+ * only the index and, per fact, its segment and digest (typed arrays) are kept, not the records
+ * nor a map by id, so that saving it after an import costs the index alone.
+ */
+export function buildIndex(
+  FactIndex: FactIndexType,
+  current: readonly SavedSegment[],
+  read: (segment: string) => {records: readonly FactRecord[]; key: string},
+): {index: FactIndex; source: IndexSource} {
+  const index = new FactIndex()
+  const segments: SavedSegment[] = []
+  let segmentOf = new Uint32Array(1024)
+  let digests = new Uint32Array(2048)
+  for (const {name} of current) {
+    const r = read(name)
+    const at = segments.push({name, key: r.key}) - 1
+    for (const fact of r.records) {
+      if (!isLive(fact)) continue
+      index.add(fact)
+      const slot = index.slot(fact.id)!
+      if (slot >= segmentOf.length) {
+        const grown = new Uint32Array(Math.max(2 * segmentOf.length, slot + 1))
+        grown.set(segmentOf)
+        segmentOf = grown
+        const grownDigests = new Uint32Array(2 * grown.length)
+        grownDigests.set(digests)
+        digests = grownDigests
+      }
+      const [a, b] = factDigest(fact)
+      segmentOf[slot] = at
+      digests[2 * slot] = a
+      digests[2 * slot + 1] = b
+    }
+  }
+  return {
+    index,
+    source: {
+      segments,
+      locate(id) {
+        const slot = index.slot(id)
+        return slot === undefined
+          ? undefined
+          : {segment: segments[segmentOf[slot]!]!.name, digest: [digests[2 * slot]!, digests[2 * slot + 1]!]}
+      },
+    },
+  }
+}

@@ -69,6 +69,12 @@ export interface Store {
   supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord>
   deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord>
   listFacts(agent: string): Promise<FactRecord[]>
+  /**
+   * Calls `each` with every fact of the agent, in the order listFacts gives them, without the
+   * store keeping them: for a caller that keeps a digest of each (mem import's check), where a
+   * file store would otherwise go on holding every record of the agent.
+   */
+  eachFact(agent: string, each: (fact: FactRecord) => void): Promise<void>
   saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord>
   getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord>
   listCheckpoints(agent: string): Promise<CheckpointRecord[]>

@@ -1,5 +1,4 @@
 import {createHash} from 'node:crypto'
-import {isDeepStrictEqual} from 'node:util'
 
 import type {OperationContext} from '../ops/operation.js'
 import {isLive} from '../store/records.js'
@@ -13,8 +12,18 @@ export type Decision =
   | {kind: 'skip'; message: string}
   | {kind: 'reject'; message: string}
 
+/**
+ * What the check keeps of a stored record instead of the record: whether it is live (`L`) or
+ * not (`-`), then the digest of the record, then, for a fact with history marks, the digest of
+ * it without them. An agent of 200,000 facts costs about 30 MiB here, against some 200 MiB for
+ * its records (which the store then also kept).
+ */
+type Stored = string
+
+const DIGEST_CHARS = 22
+
 interface AgentState {
-  stored: Map<string, FactRecord | CheckpointRecord>
+  stored: Map<string, Stored>
   storedContent: Set<string>
   /** Ids given by earlier lines: "line digest", so a repeat is told from a different record. */
   earlier: Map<string, string>
@@ -61,24 +70,30 @@ export class ImportPlanner {
   private async state(agent: string): Promise<AgentState> {
     let state = this.agents.get(agent)
     if (state) return state
-    const stored = new Map<string, FactRecord | CheckpointRecord>()
+    const stored = new Map<string, Stored>()
     const storedContent = new Set<string>()
-    for (const fact of await this.ctx.store.listFacts(agent)) {
-      stored.set(fact.id, fact)
+    await this.ctx.store.eachFact(agent, (fact) => {
+      stored.set(fact.id, storedOf(fact, isLive(fact)))
       if (isLive(fact)) storedContent.add(contentKey(fact))
-    }
-    for (const cp of await this.ctx.store.listCheckpoints(agent)) stored.set(cp.id, cp)
+    })
+    for (const cp of await this.ctx.store.listCheckpoints(agent)) stored.set(cp.id, storedOf(cp, false))
     state = {stored, storedContent, earlier: new Map(), earlierContent: new Map()}
     this.agents.set(agent, state)
     return state
   }
 }
 
-function compareStored(agent: string, what: string, p: Planned, have: FactRecord | CheckpointRecord): Decision {
+function storedOf(record: FactRecord | CheckpointRecord, live: boolean): Stored {
+  const full = recordDigest(record).slice(0, DIGEST_CHARS)
+  const bare = hasMarks(record) ? recordDigest(strip(record as FactRecord)).slice(0, DIGEST_CHARS) : ''
+  return `${live ? 'L' : '-'}${full}${bare}`
+}
+
+function compareStored(agent: string, what: string, p: Planned, have: Stored): Decision {
   const history =
     p.kind === 'fact'
-      ? compareHistory(have as FactRecord, p.record)
-      : isDeepStrictEqual(have, p.record)
+      ? compareHistory(have, p.record)
+      : fullOf(have) === recordDigest(p.record).slice(0, DIGEST_CHARS)
         ? 'same'
         : 'different'
   if (history === 'same') return {kind: 'skip', message: `agent ${agent} already has ${what}`}
@@ -105,20 +120,33 @@ function marksOf(fact: FactRecord): Partial<FactRecord> {
  * The same fact in two places differs only in its history marks when one copy was replaced
  * or deleted after the other was made. Anything else is a different record under one id.
  */
-function compareHistory(
-  stored: FactRecord,
-  line: FactRecord,
-): 'same' | 'stored is later' | 'file is later' | 'different' {
-  if (isDeepStrictEqual(stored, line)) return 'same'
-  const strip = (f: FactRecord): FactRecord => {
-    const copy = {...f}
-    for (const k of MARKS) delete copy[k]
-    return copy
-  }
-  if (!isDeepStrictEqual(strip(stored), strip(line))) return 'different'
+function compareHistory(stored: Stored, line: FactRecord): 'same' | 'stored is later' | 'file is later' | 'different' {
+  const full = recordDigest(line).slice(0, DIGEST_CHARS)
+  if (fullOf(stored) === full) return 'same'
+  const bare = hasMarks(line) ? recordDigest(strip(line)).slice(0, DIGEST_CHARS) : full
+  if (bareOf(stored) !== bare) return 'different'
   if (isLive(line)) return 'stored is later'
-  if (isLive(stored)) return 'file is later'
+  if (stored.startsWith('L')) return 'file is later'
   return 'different'
+}
+
+function fullOf(stored: Stored): string {
+  return stored.slice(1, 1 + DIGEST_CHARS)
+}
+
+/** The digest of the stored record without its history marks (the full one when it has none). */
+function bareOf(stored: Stored): string {
+  return stored.length > 1 + DIGEST_CHARS ? stored.slice(1 + DIGEST_CHARS) : fullOf(stored)
+}
+
+function hasMarks(record: FactRecord | CheckpointRecord): boolean {
+  return MARKS.some((k) => (record as FactRecord)[k] !== undefined)
+}
+
+function strip(fact: FactRecord): FactRecord {
+  const copy = {...fact}
+  for (const k of MARKS) delete copy[k]
+  return copy
 }
 
 /**

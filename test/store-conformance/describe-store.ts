@@ -446,6 +446,9 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         const result = await store.importRecords('alice', {facts: [a, b, c, a], checkpoints: [cp]})
         assert.deepEqual(result, {facts: [a.id, b.id, c.id], checkpoints: [cp.id], marked: []})
         assert.deepEqual(await store.listFacts('alice'), [a, b, c])
+        const visited: FactRecord[] = []
+        await store.eachFact('alice', (fact) => visited.push(fact))
+        assert.deepEqual(visited, [a, b, c], 'eachFact visits what listFacts lists, in its order')
         assert.deepEqual(await store.listCheckpoints('alice'), [cp])
         assert.deepEqual(
           (await store.searchFacts('alice', {text: 'sailing', limit: 10})).map((h) => h.fact.id).sort(),

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict'
-import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {jsonSchemaOf} from '../../src/mcp/tools.js'
 import {ExportSummary} from '../../src/transfer/export.js'
 import {ImportReport} from '../../src/transfer/import.js'
-import {mem, memAsync, tempHome} from '../helpers/mem.js'
+import {BIN, childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
 import {validateAgainst} from '../helpers/schema.js'
 import {json, lines, ok, seed, snapshot} from './helpers.js'
 
@@ -344,6 +346,82 @@ describe('mem export and mem import (built binary, real files)', () => {
       json(ok(dst, ['search', 'Imported fact number 2999', '--agent', 'carol', '--limit', '1', '--json'])).count,
       1,
     )
+  })
+
+  it('an import of many batches and segments is searchable afterwards, every fact of it, and skipped whole the second time', () => {
+    const dst = home()
+    const file = join(dst, 'many.jsonl')
+    const base = Date.parse('2026-01-01T00:00:00.000Z')
+    // More than one write batch (10,000 records) and a dozen segments, each let go of once written.
+    const count = 12_500
+    const word = (i: number): string =>
+      `zq${i.toString(26).replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 26)))}`
+    const many = Array.from({length: count}, (_, i) =>
+      factLine(ulidAt(base + i, i), `Imported fact ${word(i)} about the archive`, {
+        created_at: new Date(base + i).toISOString(),
+      }),
+    )
+    writeFileSync(file, many.join('\n'))
+    assert.deepEqual(json(ok(dst, ['import', file, '--json'])).added, {facts: count, checkpoints: 0})
+    const agent = join(dst, 'agents', 'carol')
+    assert.ok(readdirSync(join(agent, 'facts')).filter((n) => n.endsWith('.json')).length >= 12)
+    assert.equal(statSync(join(agent, 'cache', 'search-index.bin')).mode & 0o777, 0o600)
+    for (const i of [0, 999, 1000, 9999, 10_000, count - 1]) {
+      const found = json<{facts: {id: string}[]}>(
+        ok(dst, ['search', word(i), '--agent', 'carol', '--limit', '1', '--json']),
+      )
+      assert.deepEqual(
+        found.facts.map((f) => f.id),
+        [ulidAt(base + i, i)],
+        `fact ${i} is found`,
+      )
+    }
+    const again = json<{added: unknown; skipped: unknown[]}>(ok(dst, ['import', file, '--json']))
+    assert.deepEqual(again.added, {facts: 0, checkpoints: 0})
+    assert.equal(again.skipped.length, count)
+    const out = join(dst, 'out.jsonl')
+    ok(dst, ['export', '--agent', 'carol', '-o', out])
+    const all = lines(readFileSync(out, 'utf8')).slice(1)
+    assert.equal(all.length, count)
+    assert.equal(new Set(all.map((l) => l.id)).size, count)
+  })
+
+  it('an import killed part way, then run again, stores every fact once, in files only its user can read', async () => {
+    const dst = home()
+    const file = join(dst, 'many.jsonl')
+    const base = Date.parse('2026-01-01T00:00:00.000Z')
+    const count = 25_000
+    const many = Array.from({length: count}, (_, i) =>
+      factLine(ulidAt(base + i, i), `Killed import fact ${i}`, {created_at: new Date(base + i).toISOString()}),
+    )
+    writeFileSync(file, many.join('\n'))
+    const facts = join(dst, 'agents', 'carol', 'facts')
+    const child = spawn(process.execPath, [BIN, 'import', file, '--json'], {env: childEnv(dst), stdio: 'ignore'})
+    const exited = new Promise((done) => child.on('exit', done))
+    // Killed once the first batch's segments are in place, while the later batches are still to come.
+    const segments = () => (existsSync(facts) ? readdirSync(facts).filter((n) => n.endsWith('.json')).length : 0)
+    while (child.exitCode === null && segments() === 0) await sleep(10)
+    assert.equal(child.exitCode, null, 'the import was still running when killed')
+    child.kill('SIGKILL')
+    await exited
+    const stored = segments()
+    assert.ok(stored > 0 && stored < count / 1000, `${stored} segments written before the kill`)
+
+    const again = json<{added: {facts: number}; skipped: unknown[]}>(ok(dst, ['import', file, '--json']))
+    assert.equal(again.added.facts + again.skipped.length, count)
+    const out = join(dst, 'out.jsonl')
+    ok(dst, ['export', '--agent', 'carol', '-o', out])
+    const all = lines(readFileSync(out, 'utf8')).slice(1)
+    assert.equal(all.length, count)
+    assert.equal(new Set(all.map((l) => l.id)).size, count)
+    assert.equal(
+      json(ok(dst, ['search', 'Killed import fact 24999', '--agent', 'carol', '--limit', '1', '--json'])).count,
+      1,
+    )
+    const agent = join(dst, 'agents', 'carol')
+    for (const folder of [facts, join(agent, 'cache')])
+      for (const name of readdirSync(folder))
+        assert.equal(statSync(join(folder, name)).mode & 0o777, 0o600, `${folder}/${name} is 0600`)
   })
 })
 

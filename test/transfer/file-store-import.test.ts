@@ -95,6 +95,22 @@ describe('FileStore.importRecords', () => {
     assert.deepEqual(again.marked, [], 'a fact that is no longer live is not marked again')
   })
 
+  it('holds one segment after an import of many batches, and still skips every id it wrote', async () => {
+    const store = new FileStore(h.home)
+    const facts = Array.from({length: 6000}, (_, i) => fact(i))
+    for (let at = 0; at < facts.length; at += 1500)
+      await store.importRecords('gina', {facts: facts.slice(at, at + 1500), checkpoints: []}, {more: at + 1500 < 6000})
+    // Every record held, with its id map, would cost about 10 MB here; the last segment alone well under 1 MB.
+    assert.ok(store.cacheUse().bytes < 1024 * 1024, `${store.cacheUse().bytes} bytes held`)
+    const later = fact(7000)
+    const again = await store.importRecords('gina', {facts: [facts[0]!, facts[2999]!, later], checkpoints: []})
+    assert.deepEqual(again.facts, [later.id])
+    const other = new FileStore(h.home)
+    assert.equal((await other.listFacts('gina')).length, 6001)
+    const hits = await other.searchFacts('gina', {text: 'Fact number 4321', limit: 1})
+    assert.equal(hits[0]?.fact.id, facts[4321]!.id)
+  })
+
   it('leaves records whose id is present alone and adds a repeated id once', async () => {
     const store = new FileStore(h.home)
     const watcher = new FileStore(h.home)

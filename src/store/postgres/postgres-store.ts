@@ -307,6 +307,11 @@ export class PostgresStore implements Store {
     return rows.map((r) => decodeFact(agent, r.id, r.record))
   }
 
+  /** The rows are decoded as listFacts does: the database, not this process, holds the records between calls. */
+  async eachFact(agent: string, each: (fact: FactRecord) => void): Promise<void> {
+    for (const fact of await this.listFacts(agent)) each(fact)
+  }
+
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, async (w) => {
       const record = checkpointRecord(w.nextCheckpointId(), checkpoint, now())
