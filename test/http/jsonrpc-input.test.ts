@@ -34,7 +34,8 @@ const save = (id: unknown, state: unknown) => ({
 })
 
 /**
- * What a client that is not an SDK may send: JSON nested too deep to parse cheaply. Each
+ * What a client that is not an SDK may send: JSON nested too deep to parse cheaply, batches
+ * that are empty or repeat an id, tool arguments that are not an object. Each
  * refusal is checked on the wire (status, JSON-RPC code and message) and in the store
  * afterwards, through the CLI, for what the call would have stored.
  */
@@ -66,6 +67,13 @@ describe('mem mcp serve --http: JSON-RPC input the server refuses before running
     const r = mem(home, ['search', query, '--json'])
     assert.equal(r.code, 0, r.stderr)
     return (JSON.parse(r.stdout) as {count: number}).count
+  }
+
+  /** How many checkpoints the default agent holds, by the CLI. */
+  function checkpoints(): number {
+    const r = mem(home, ['checkpoints', '--json'])
+    assert.equal(r.code, 0, r.stderr)
+    return (JSON.parse(r.stdout) as {total: number}).total
   }
 
   function refusal(answer: RpcAnswer | RpcAnswer[] | undefined): {code: number; message: string} {
@@ -126,6 +134,49 @@ describe('mem mcp serve --http: JSON-RPC input the server refuses before running
       const result = (deeper.answer as RpcAnswer).result
       assert.equal(result?.isError, true)
       assert.match(result.content[0]!.text, new RegExp(`nested deeper than ${LIMITS.jsonDepth} levels`))
+    })
+  })
+  describe('batches', () => {
+    it('answers an empty batch with 400 and JSON-RPC -32600, not 202 and nothing', async () => {
+      const {status, answer} = await send([])
+      assert.equal(status, 400)
+      const error = refusal(answer)
+      assert.equal(error.code, -32600)
+      assert.match(error.message, /batch is empty/)
+    })
+
+    it('refuses a batch in which two requests share an id, before running any of it', async () => {
+      const {status, answer} = await send([add(9, 'zebus first, same id'), add(9, 'zebus second, same id')])
+      assert.equal(status, 400)
+      const error = refusal(answer)
+      assert.equal(error.code, -32600)
+      assert.match(error.message, /more than one request with id 9;/)
+      assert.equal(found('zebus'), 0)
+
+      // The same with string ids, among other messages: the repeated id is named as sent.
+      const before = checkpoints()
+      const strings = await send([
+        add('a', 'elands first'),
+        {jsonrpc: '2.0', method: 'notifications/initialized'},
+        save('b', {step: 'elands'}),
+        add('a', 'elands second'),
+      ])
+      assert.equal(strings.status, 400)
+      assert.match(refusal(strings.answer).message, /more than one request with id "a";/)
+      assert.equal(found('elands'), 0)
+      assert.equal(checkpoints(), before, 'the checkpoint_save in the refused batch stored nothing')
+    })
+
+    it('runs a batch whose ids differ only in type (1 and "1" are different ids) and answers both', async () => {
+      const {status, answer} = await send([add(1, 'ibexes under a numeric id'), add('1', 'ibexes under a string id')])
+      assert.equal(status, 200)
+      assert.ok(Array.isArray(answer), JSON.stringify(answer))
+      assert.deepEqual(answer.map((a) => a.id).sort(), [1, '1'].sort())
+      assert.ok(
+        answer.every((a) => a.result?.structuredContent?.stored === true),
+        JSON.stringify(answer),
+      )
+      assert.equal(found('ibexes'), 2)
     })
   })
 })

@@ -50,11 +50,40 @@ export function parseBody(raw: Buffer): ParsedBody {
       -32600,
       `Invalid Request: the body nests arrays and objects deeper than ${BODY_DEPTH_LIMIT} levels, the most a message may (a checkpoint's state may nest ${LIMITS.jsonDepth}).`,
     )
+  let body: unknown
   try {
-    return {body: JSON.parse(raw.toString('utf8'))}
+    body = JSON.parse(raw.toString('utf8'))
   } catch {
     return refused(-32700, 'Parse error: the body is not valid JSON.')
   }
+  // JSON-RPC 2.0 calls an empty batch an invalid request; the SDK would answer it 202 and nothing.
+  if (Array.isArray(body) && body.length === 0)
+    return refused(-32600, 'Invalid Request: the batch is empty; send at least one message.')
+  const repeated = repeatedId(body)
+  if (repeated !== undefined)
+    return refused(
+      -32600,
+      `Invalid Request: the batch holds more than one request with id ${repeated}; give each request its own id. Nothing in it was run.`,
+    )
+  return {body}
+}
+
+/**
+ * The first id two requests of a batch share, as JSON. Each would run (and store) while only
+ * one answer could come back under that id, so such a batch is refused before any of it runs.
+ * 1 and "1" are different ids.
+ */
+function repeatedId(body: unknown): string | undefined {
+  if (!Array.isArray(body)) return undefined
+  const seen = new Set<string>()
+  for (const message of body as {method?: unknown; id?: unknown}[]) {
+    if (typeof message?.method !== 'string') continue
+    if (typeof message.id !== 'string' && typeof message.id !== 'number') continue
+    const id = JSON.stringify(message.id)
+    if (seen.has(id)) return id.length > 80 ? `${id.slice(0, 79)}…` : id
+    seen.add(id)
+  }
+  return undefined
 }
 
 function refused(code: number, message: string): ParsedBody {
