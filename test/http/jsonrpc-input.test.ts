@@ -179,4 +179,63 @@ describe('mem mcp serve --http: JSON-RPC input the server refuses before running
       assert.equal(found('ibexes'), 2)
     })
   })
+  describe('tool arguments', () => {
+    const call = (id: number, params: Record<string, unknown>) => ({jsonrpc: '2.0', id, method: 'tools/call', params})
+
+    it('answers arguments that are not an object with -32602 Invalid params saying so, not -32603', async () => {
+      for (const [args, kind] of [
+        ['{"content": "springboks in a string"}', 'a string'],
+        [['springboks in an array'], 'an array'],
+        [42, 'a number'],
+        [null, 'null'],
+      ] as const) {
+        const {status, answer} = await send(call(11, {name: 'memory_add', arguments: args}))
+        assert.equal(status, 200)
+        const error = (answer as RpcAnswer).error
+        assert.ok(error, JSON.stringify(answer))
+        assert.equal((answer as RpcAnswer).id, 11)
+        assert.equal(error.code, -32602)
+        assert.equal(
+          error.message,
+          `Invalid params: tools/call "arguments" must be an object of the tool's arguments by name, not ${kind}.`,
+        )
+      }
+      assert.equal(found('springboks'), 0)
+    })
+
+    it('answers a tools/call without a string name with -32602', async () => {
+      const missing = await send(call(12, {arguments: {content: 'x'}}))
+      assert.equal((missing.answer as RpcAnswer).error?.code, -32602)
+      assert.match((missing.answer as RpcAnswer).error!.message, /needs the tool's name in "name"/)
+      const number = await send(call(13, {name: 7, arguments: {}}))
+      assert.equal((number.answer as RpcAnswer).error?.code, -32602)
+      assert.match((number.answer as RpcAnswer).error!.message, /"name" must be a string, not a number/)
+    })
+
+    it('in a batch, answers the bad call with its id and runs the good one, as JSON and as an SSE stream', async () => {
+      const batch = [
+        call(14, {name: 'memory_add', arguments: 'hartebeests'}),
+        call(15, {name: 'memory_add', arguments: {content: 'hartebeests run in the good call'}}),
+      ]
+      const {status, answer} = await send(batch)
+      assert.equal(status, 200)
+      assert.ok(Array.isArray(answer), JSON.stringify(answer))
+      const byId = new Map(answer.map((a) => [a.id, a]))
+      assert.equal(byId.get(14)?.error?.code, -32602)
+      assert.equal(byId.get(15)?.result?.structuredContent?.stored, true)
+      assert.equal(found('hartebeests'), 1)
+
+      const res = await post(server.url, call(16, {name: 'memory_search', arguments: [1]}), {
+        ...auth,
+        Accept: 'text/event-stream, application/json',
+      })
+      assert.equal(res.status, 200)
+      assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/)
+      const data = (await res.text()).split('\n').find((l) => l.startsWith('data: '))
+      assert.ok(data)
+      const streamed = JSON.parse(data.slice('data: '.length)) as RpcAnswer
+      assert.equal(streamed.id, 16)
+      assert.equal(streamed.error?.code, -32602)
+    })
+  })
 })
