@@ -106,21 +106,16 @@ export default class McpServe extends MemCommand {
     rejectHttpOnly(raw)
     const ctx = checkedContext(this.context(flags.agent, true), flags.agent)
     // The SDK is loaded here only, so that no other command pays for it.
-    const [{createServer}, {StdioServerTransport}] = await Promise.all([
+    const [{createServer}, {StdioLineTransport}] = await Promise.all([
       import('../../mcp/server.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../../mcp/stdio-transport.js'),
     ])
     const server = createServer(ctx, this.config.version, {readOnly: flags['read-only']})
-    const transport = new StdioServerTransport()
-    // The SDK skips a line it cannot read; JSON-RPC asks for an error reply with id null, so say so and keep serving.
-    transport.onerror = (error) => {
-      const reply = unreadableReply(error)
-      if (reply) transport.send(reply as never).catch(() => {})
-    }
+    // Answers oversized and unreadable lines itself, and at the end of stdin closes once every request is answered.
+    const transport = new StdioLineTransport(process.stdin, process.stdout)
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve
     })
-    process.stdin.once('end', () => void server.close())
     await server.connect(transport)
     // A person who typed this at a terminal sees why nothing happens; a client (stdin a pipe) gets an empty stderr.
     if (process.stdin.isTTY) process.stderr.write(WAITING)
@@ -227,12 +222,3 @@ function rejectHttpOnly(raw: Interfaces.ParserOutput['raw']): void {
 
 const WAITING =
   'mem mcp serve: waiting for an MCP client on stdin (this is what a client starts, not a prompt); to add mem to a client run "mem mcp install --client claude-code" (or claude-desktop, cursor, vscode); Ctrl-C stops.\n'
-
-/** The JSON-RPC error for a line that is not JSON (-32700) or not a JSON-RPC message (-32600); the input is not echoed. */
-function unreadableReply(error: Error): object | undefined {
-  const reply = (code: number, message: string) => ({jsonrpc: '2.0', id: null, error: {code, message}})
-  if (error instanceof SyntaxError) return reply(-32700, 'Parse error: the message is not valid JSON.')
-  if (error.name === 'ZodError')
-    return reply(-32600, 'Invalid Request: the message is not a JSON-RPC 2.0 request, notification or response.')
-  return undefined
-}
