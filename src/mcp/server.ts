@@ -1,9 +1,13 @@
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   CallToolRequestSchema,
   ErrorCode,
+  isJSONRPCRequest,
   ListToolsRequestSchema,
   type CallToolResult,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js'
 
 import {asMemError, MemError} from '../errors.js'
@@ -23,7 +27,7 @@ export interface ServerOptions {
  * structuredContent; failure is a tool error with text only, never structuredContent (docs/adr/0001).
  */
 export function createServer(ctx: OperationContext, version: string, options: ServerOptions = {}): Server {
-  const server = new Server(
+  const server = new ToolServer(
     {name: 'mem', title: 'mem: memory for agents', version},
     {capabilities: {tools: {}}, instructions: INSTRUCTIONS},
   )
@@ -35,6 +39,46 @@ export function createServer(ctx: OperationContext, version: string, options: Se
     return result
   })
   return server
+}
+
+/**
+ * The SDK server, with a tools/call whose params have the wrong shape answered "Invalid params"
+ * (-32602) in words a client can act on. The SDK checks those params against its schema before
+ * any handler runs, and answers a mismatch as -32603 "Internal error" with the schema library's
+ * report, so this answers first: on stdio and over HTTP alike, as every transport passes here.
+ */
+class ToolServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport)
+    const dispatch = transport.onmessage
+    transport.onmessage = (message, extra) => {
+      const refusal = invalidToolCall(message)
+      if (refusal) transport.send(refusal).catch((error: Error) => this.onerror?.(error))
+      else dispatch?.(message, extra)
+    }
+  }
+}
+
+/** The error for a tools/call without a tool name or with arguments that are not an object. */
+function invalidToolCall(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
+  if ((message as {method?: unknown}).method !== 'tools/call' || !isJSONRPCRequest(message)) return undefined
+  const params = (message.params ?? {}) as {name?: unknown; arguments?: unknown}
+  const problem =
+    params.name === undefined
+      ? `tools/call needs the tool's name in "name".`
+      : typeof params.name !== 'string'
+        ? `tools/call "name" must be a string, not ${kindOf(params.name)}.`
+        : params.arguments !== undefined && kindOf(params.arguments) !== 'an object'
+          ? `tools/call "arguments" must be an object of the tool's arguments by name, not ${kindOf(params.arguments)}.`
+          : undefined
+  if (problem === undefined) return undefined
+  return {jsonrpc: '2.0', id: message.id, error: {code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}`}}
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 /** What a client shows the model at initialize: what mem is for, and when to use each tool. */

@@ -140,17 +140,20 @@ describe('MCP server fuzzing with malformed JSON-RPC (raw bytes to a real mem mc
     })
   }
 
-  it('requests with wrong-typed params get an error reply with their id', async () => {
-    for (const params of [
-      undefined,
-      {name: 5},
-      {name: 'memory_add', arguments: 'str'},
-      {name: 'memory_add', arguments: [1]},
-      {name: 'no_such_tool', arguments: {}},
-    ]) {
+  it('requests with wrong-typed params get an Invalid params reply with their id, saying what is wrong', async () => {
+    for (const [params, message] of [
+      [undefined, /^Invalid params: tools\/call needs the tool's name in "name"\.$/],
+      [{name: 5}, /^Invalid params: tools\/call "name" must be a string, not a number\.$/],
+      [{name: 'memory_add', arguments: 'str'}, /"arguments" must be an object .*, not a string\.$/],
+      [{name: 'memory_add', arguments: [1]}, /"arguments" must be an object .*, not an array\.$/],
+      [{name: 'memory_add', arguments: 42}, /"arguments" must be an object .*, not a number\.$/],
+      [{name: 'memory_add', arguments: null}, /"arguments" must be an object .*, not null\.$/],
+      [{name: 'no_such_tool', arguments: {}}, /^Unknown tool "no_such_tool"/],
+    ] as const) {
       const reply = await server.request('tools/call', params)
       assert.ok(reply.error, `tools/call ${JSON.stringify(params)} should be an error`)
-      assert.equal(typeof reply.error.message, 'string')
+      assert.equal(reply.error.code, -32602, reply.error.message)
+      assert.match(reply.error.message, message)
     }
     assert.equal((await server.request('no/such/method')).error?.code, -32601)
     await server.alive()

@@ -18,7 +18,7 @@ import {createServer, listedTools} from '../server.js'
 import {hostAllowed, originAllowed, originPolicy} from './origin-check.js'
 import {RateLimiter} from './rate-limit.js'
 import {ServerPool} from './server-pool.js'
-import {describeMessages, readBody} from './request-body.js'
+import {describeMessages, parseBody, readBody} from './request-body.js'
 
 export interface HttpLimits {
   /** Largest request body accepted (413 above). */
@@ -156,12 +156,9 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
         {Connection: 'close'},
       )
     }
-    let body: unknown
-    try {
-      body = JSON.parse(raw.toString('utf8'))
-    } catch {
-      return reply(res, 400, jsonRpcError(-32700, 'Parse error: the body is not valid JSON.'))
-    }
+    const parsed = parseBody(raw)
+    if ('refused' in parsed) return reply(res, 400, jsonRpcError(parsed.refused.code, parsed.refused.message))
+    const body = parsed.body
     const {methods, tools} = describeMessages(body)
     entry.rpc = methods
     if (tools.length > 0) entry.tool = tools
