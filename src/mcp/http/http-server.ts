@@ -5,7 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
-import type {AddressInfo, Socket} from 'node:net'
+import {Server as NetServer, type AddressInfo, type Socket} from 'node:net'
 
 import {WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 
@@ -43,6 +43,9 @@ export const DEFAULT_LIMITS: HttpLimits = {
 
 /** A connection's request headers (and a TLS handshake) must arrive within this; docs/http.md says 10 s. */
 const HEADERS_MS = 10_000
+
+/** How long a stopping server still reads kept-alive connections for requests already sent. */
+const LINGER_MS = 1000
 
 export interface HttpServeOptions {
   home: string
@@ -96,7 +99,8 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     options.allowedOrigins,
   )
   const limiter = new RateLimiter(options.limits.perMinute, options.limits.burst)
-  const inflight = new Set<Promise<unknown>>()
+  /** Every request from its headers to the end of its answer: what a stop waits for, and counts if it cannot. */
+  const requests = new Map<ServerResponse, Promise<void>>()
   const pool = new ServerPool()
   let draining = false
 
@@ -110,6 +114,10 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.once('close', cap.busy(req.socket))
+    const answered = new Promise<void>((resolve) => res.once('close', resolve))
+    requests.set(res, answered)
+    void answered.then(() => requests.delete(res))
+    if (draining) res.setHeader('Connection', 'close')
     const started = performance.now()
     const entry: RequestLog = {
       time: new Date().toISOString(),
@@ -197,13 +205,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
         },
       )
     }
-    const work = serveMcp(req, res, body, record, readOnly, entry)
-    inflight.add(work)
-    try {
-      await work
-    } finally {
-      inflight.delete(work)
-    }
+    await serveMcp(req, res, body, record, readOnly, entry)
   }
 
   const serveMcp = async (
@@ -288,11 +290,20 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     tokens: () => tokens.count(),
     async close(graceMs) {
       draining = true
-      const closed = new Promise<void>((resolve) => http.close(() => resolve()))
-      http.closeIdleConnections()
+      // Answers from now on end their connection, so clients stop sending on it.
+      for (const res of requests.keys()) if (!res.headersSent) res.setHeader('Connection', 'close')
+      // net.Server's close, not http.Server's: that one also drops every idle kept-alive connection
+      // at once, and with it any request a client has already sent on one that is not read yet.
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()))
       const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), graceMs).unref())
-      const finished = await Promise.race([Promise.allSettled([...inflight]).then(() => 'done' as const), deadline])
-      const unfinished = finished === 'done' ? 0 : inflight.size
+      // Requests already on their way are read and answered (503 with Retry-After, or served if
+      // their headers had arrived) before the kept-alive connections close.
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, Math.min(LINGER_MS, graceMs))), deadline])
+      while (requests.size > 0) {
+        const settled = Promise.allSettled([...requests.values()]).then(() => 'done' as const)
+        if ((await Promise.race([settled, deadline])) === 'late') break
+      }
+      const unfinished = requests.size
       http.closeAllConnections()
       await Promise.race([closed, deadline])
       return {unfinished}
