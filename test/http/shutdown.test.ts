@@ -114,6 +114,10 @@ describe('mem mcp serve --http: SIGTERM', function () {
         served.logs.join('\n'),
       )
       await slow.answer
+      // Its request log line says it went unanswered, not 200.
+      const line = await logLine(served, (e) => e.path === '/mcp')
+      assert.equal(line.unanswered, true, JSON.stringify(line))
+      assert.equal(line.status, undefined)
     } finally {
       temp.cleanup()
     }

@@ -125,7 +125,12 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
       path: (req.url ?? '').split('?')[0] ?? '',
     }
     res.once('close', () =>
-      options.log({...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10}),
+      options.log({
+        ...entry,
+        // A connection lost (or cut at a stop) before the answer went out: no status was sent.
+        ...(res.writableFinished ? {status: res.statusCode} : {unanswered: true}),
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      }),
     )
     try {
       await route(req, res, entry)
