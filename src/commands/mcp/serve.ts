@@ -91,6 +91,13 @@ export default class McpServe extends MemCommand {
       min: 1,
       helpGroup: 'HTTP',
     }),
+    'max-connections': Flags.integer({
+      description:
+        'Most connections open at once; over it, the oldest with no request under way is closed. Keep it below the open-file limit (ulimit -n).',
+      default: 1024,
+      min: 1,
+      helpGroup: 'HTTP',
+    }),
     'request-timeout': Flags.integer({
       description: 'Seconds a request may take before it is answered 504.',
       default: 30,
@@ -152,6 +159,7 @@ export default class McpServe extends MemCommand {
         perMinute: flags['rate-limit'],
         burst: Math.max(1, Math.ceil(flags['rate-limit'] / 10)),
         requestMs: flags['request-timeout'] * 1000,
+        connections: flags['max-connections'],
       },
       log,
     })

@@ -5,7 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
-import type {AddressInfo, Socket} from 'node:net'
+import {Server as NetServer, type AddressInfo, type Socket} from 'node:net'
 
 import {WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 
@@ -16,6 +16,7 @@ import type {Store} from '../../store/store.js'
 import {scopedStore} from '../access.js'
 import {createServer, listedTools} from '../server.js'
 import {hostAllowed, originAllowed, originPolicy} from './origin-check.js'
+import {ConnectionCap} from './connection-cap.js'
 import {RateLimiter} from './rate-limit.js'
 import {ServerPool} from './server-pool.js'
 import {describeMessages, parseBody, readBody} from './request-body.js'
@@ -28,9 +29,23 @@ export interface HttpLimits {
   burst: number
   /** Longest a request may take before it is answered 504. */
   requestMs: number
+  /** Most connections open at once; over it, the oldest without a request under way is closed. */
+  connections: number
 }
 
-export const DEFAULT_LIMITS: HttpLimits = {bodyBytes: 2 * 1024 * 1024, perMinute: 600, burst: 60, requestMs: 30_000}
+export const DEFAULT_LIMITS: HttpLimits = {
+  bodyBytes: 2 * 1024 * 1024,
+  perMinute: 600,
+  burst: 60,
+  requestMs: 30_000,
+  connections: 1024,
+}
+
+/** A connection's request headers (and a TLS handshake) must arrive within this; docs/http.md says 10 s. */
+const HEADERS_MS = 10_000
+
+/** How long a stopping server still reads kept-alive connections for requests already sent. */
+const LINGER_MS = 1000
 
 export interface HttpServeOptions {
   home: string
@@ -84,11 +99,25 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     options.allowedOrigins,
   )
   const limiter = new RateLimiter(options.limits.perMinute, options.limits.burst)
-  const inflight = new Set<Promise<unknown>>()
+  /** Every request from its headers to the end of its answer: what a stop waits for, and counts if it cannot. */
+  const requests = new Map<ServerResponse, Promise<void>>()
   const pool = new ServerPool()
   let draining = false
 
+  const cap = new ConnectionCap(options.limits.connections, () =>
+    options.log({
+      time: new Date().toISOString(),
+      event: 'warning',
+      message: `${options.limits.connections} connections are open (--max-connections): closing the oldest idle ones`,
+    }),
+  )
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.once('close', cap.busy(req.socket))
+    const answered = new Promise<void>((resolve) => res.once('close', resolve))
+    requests.set(res, answered)
+    void answered.then(() => requests.delete(res))
+    if (draining) res.setHeader('Connection', 'close')
     const started = performance.now()
     const entry: RequestLog = {
       time: new Date().toISOString(),
@@ -96,7 +125,12 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
       path: (req.url ?? '').split('?')[0] ?? '',
     }
     res.once('close', () =>
-      options.log({...entry, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10}),
+      options.log({
+        ...entry,
+        // A connection lost (or cut at a stop) before the answer went out: no status was sent.
+        ...(res.writableFinished ? {status: res.statusCode} : {unanswered: true}),
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      }),
     )
     try {
       await route(req, res, entry)
@@ -173,13 +207,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
         },
       )
     }
-    const work = serveMcp(req, res, body, record, readOnly, entry)
-    inflight.add(work)
-    try {
-      await work
-    } finally {
-      inflight.delete(work)
-    }
+    await serveMcp(req, res, body, record, readOnly, entry)
   }
 
   const serveMcp = async (
@@ -237,13 +265,22 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     }
   }
 
+  // Node looks for connections past their headers or request time every 30 s unless told: a
+  // connection that sent nothing would be closed after up to 40 s rather than the 10 s documented.
+  const timing = {connectionsCheckingInterval: 1000}
   const http = options.tls
-    ? createHttpsServer({cert: options.tls.cert, key: options.tls.key}, (req, res) => void handle(req, res))
-    : createHttpServer((req, res) => void handle(req, res))
-  // Small answers go out at once rather than waiting for the previous packet's acknowledgement.
-  http.on('connection', (socket: Socket) => socket.setNoDelay(true))
+    ? createHttpsServer(
+        {cert: options.tls.cert, key: options.tls.key, handshakeTimeout: HEADERS_MS, ...timing},
+        (req, res) => void handle(req, res),
+      )
+    : createHttpServer(timing, (req, res) => void handle(req, res))
+  http.on('connection', (socket: Socket) => {
+    cap.admit(socket)
+    // Small answers go out at once rather than waiting for the previous packet's acknowledgement.
+    socket.setNoDelay(true)
+  })
   // Bounds on the connection itself, so a client that sends slowly holds nothing for long.
-  http.headersTimeout = 10_000
+  http.headersTimeout = HEADERS_MS
   http.requestTimeout = options.limits.requestMs
   http.keepAliveTimeout = 5_000
   await listen(http, options.host, options.port)
@@ -255,11 +292,20 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     tokens: () => tokens.count(),
     async close(graceMs) {
       draining = true
-      const closed = new Promise<void>((resolve) => http.close(() => resolve()))
-      http.closeIdleConnections()
+      // Answers from now on end their connection, so clients stop sending on it.
+      for (const res of requests.keys()) if (!res.headersSent) res.setHeader('Connection', 'close')
+      // net.Server's close, not http.Server's: that one also drops every idle kept-alive connection
+      // at once, and with it any request a client has already sent on one that is not read yet.
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()))
       const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), graceMs).unref())
-      const finished = await Promise.race([Promise.allSettled([...inflight]).then(() => 'done' as const), deadline])
-      const unfinished = finished === 'done' ? 0 : inflight.size
+      // Requests already on their way are read and answered (503 with Retry-After, or served if
+      // their headers had arrived) before the kept-alive connections close.
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, Math.min(LINGER_MS, graceMs))), deadline])
+      while (requests.size > 0) {
+        const settled = Promise.allSettled([...requests.values()]).then(() => 'done' as const)
+        if ((await Promise.race([settled, deadline])) === 'late') break
+      }
+      const unfinished = requests.size
       http.closeAllConnections()
       await Promise.race([closed, deadline])
       return {unfinished}
