@@ -55,32 +55,17 @@ function isEmpty(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Object.keys(value).length === 0
 }
 
-/**
- * Models in structured-output modes send `null` for an optional argument they leave out; the
- * operations read it as absent (src/ops/operation.ts), and the input schema says so.
- */
-export function nullableOptionals(
-  schema: Record<string, unknown> & {type: 'object'},
-): Record<string, unknown> & {type: 'object'} {
-  const required = new Set((schema.required as string[] | undefined) ?? [])
-  const properties = Object.entries(
-    (schema.properties as Record<string, Record<string, unknown>> | undefined) ?? {},
-  ).map(([name, property]) => {
-    if (required.has(name) || property.type === undefined) return [name, property]
-    const types = Array.isArray(property.type) ? property.type : [property.type]
-    const nullable: Record<string, unknown> = {...property, type: types.includes('null') ? types : [...types, 'null']}
-    if (Array.isArray(property.enum)) nullable.enum = [...property.enum, null]
-    return [name, nullable]
-  })
-  return {...schema, properties: Object.fromEntries(properties)}
-}
-
 export function toolDefinition(op: AnyOperation): ToolDefinition {
   return {
     name: op.tool,
     title: op.title,
     description: op.description,
-    inputSchema: nullableOptionals(jsonSchemaOf(op.input)),
+    // Optional inputs are advertised with their plain type, never a union with null: some
+    // clients (the MCP Inspector's CLI) convert an argument only for a single plain type. An
+    // explicit null is still read as left out (src/ops/operation.ts), so the models that send
+    // one, and converters that make every key required and nullable (OpenAI's strict mode),
+    // keep working.
+    inputSchema: jsonSchemaOf(op.input),
     outputSchema: jsonSchemaOf(op.output),
     annotations: {title: op.title, ...op.annotations},
   }

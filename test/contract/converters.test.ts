@@ -34,7 +34,7 @@ describe("the advertised schemas through LangChain's MCP adapter", () => {
     ]))
   })
 
-  it('converts all five tools and calls them as a model would, nulls for left-out arguments included', async () => {
+  it('converts all five tools and calls them as a model would, left-out arguments left out', async () => {
     const tools = await loadMcpTools('mem', suite.mcp.client as never, {throwOnLoadError: true})
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'checkpoint_resume',
@@ -48,37 +48,18 @@ describe("the advertised schemas through LangChain's MCP adapter", () => {
       const out = (await tool.invoke(args)) as unknown
       return typeof out === 'string' ? out : JSON.stringify(out)
     }
+    // Optional arguments of every kind the schemas hold: an array, an integer, a boolean, an enum.
     assert.match(
-      await call('memory_add', {
-        content: 'Prefers pnpm',
-        tags: null,
-        agent_id: null,
-        thread: null,
-        allow_duplicate: null,
-      }),
+      await call('memory_add', {content: 'Prefers pnpm', tags: ['tools'], allow_duplicate: true}),
       /Stored fact/,
     )
-    assert.match(
-      await call('memory_search', {query: 'pnpm', agent_id: null, limit: null, tags: null, since: null, until: null}),
-      /Found 1 fact/,
-    )
+    assert.match(await call('memory_search', {query: 'pnpm', limit: 5, tags: ['tools']}), /Found 1 fact/)
     const state = {step: 3, todo: ['ship'], nested: {ok: true}}
     assert.match(
-      await call('checkpoint_save', {
-        state,
-        messages: [{role: 'user', content: 'hi'}, 'a plain string turn'],
-        label: null,
-        agent_id: null,
-      }),
+      await call('checkpoint_save', {state, messages: [{role: 'user', content: 'hi'}, 'a plain string turn']}),
       /Saved checkpoint/,
     )
-    const resumed = await call('checkpoint_resume', {
-      include_messages: true,
-      checkpoint_id: null,
-      on_missing: null,
-      agent_id: null,
-      last_messages: null,
-    })
+    const resumed = await call('checkpoint_resume', {include_messages: true, last_messages: 2, on_missing: 'error'})
     const payload = (JSON.parse(resumed) as {structuredContent: {state: unknown; messages: unknown[]}})
       .structuredContent
     assert.deepEqual(payload.state, state)
@@ -86,18 +67,7 @@ describe("the advertised schemas through LangChain's MCP adapter", () => {
     const found = JSON.parse(
       JSON.stringify((await suite.mcp.call('memory_search', {query: 'pnpm'})).structuredContent),
     ) as {facts: {id: string}[]}
-    assert.match(
-      await call('memory_reflect', {
-        action: 'delete',
-        fact_id: found.facts[0]!.id,
-        fact_ids: null,
-        content: null,
-        tags: null,
-        reason: null,
-        agent_id: null,
-      }),
-      /Deleted fact/,
-    )
+    assert.match(await call('memory_reflect', {action: 'delete', fact_id: found.facts[0]!.id}), /Deleted fact/)
   })
 
   it('declares free-form objects and any-JSON items with a keyword, never as an empty schema', () => {

@@ -12,10 +12,12 @@ const AGENTS_SDK = '0.20.0'
 interface FunctionTool {
   name: string
   strict: boolean
+  parameters: {required: string[]; properties: Record<string, {type?: unknown; anyOf?: {type?: unknown}[]}>}
   invoke: (context: unknown, input: string) => Promise<unknown>
 }
 interface McpServer {
   connect: () => Promise<void>
+  listTools: () => Promise<{name: string; inputSchema: {required?: string[]}}[]>
   close: () => Promise<void>
 }
 interface AgentsSdk {
@@ -81,6 +83,20 @@ describe("the advertised input schemas through OpenAI's Agents SDK strict mode",
         ['memory_reflect', true],
       ],
     )
+  })
+
+  it('makes every key required and each optional one nullable itself, from the plain types mem advertises', async () => {
+    // mem advertises optional inputs with one plain type (test/contract/optional-inputs.test.ts);
+    // strict mode's "send null for a key left out" is the SDK's own conversion, not mem's schema.
+    const advertised = await server.listTools()
+    for (const t of tools.filter((t) => t.strict)) {
+      const required = advertised.find((a) => a.name === t.name)!.inputSchema.required ?? []
+      assert.deepEqual([...t.parameters.required].sort(), Object.keys(t.parameters.properties).sort(), t.name)
+      for (const [key, property] of Object.entries(t.parameters.properties)) {
+        const types = property.anyOf?.map((branch) => branch.type) ?? [property.type]
+        assert.equal(types.includes('null'), !required.includes(key), `${t.name}.${key}: ${JSON.stringify(types)}`)
+      }
+    }
   })
 
   it('the strict tools work with every left-out argument sent as null, as strict mode sends them', async () => {
