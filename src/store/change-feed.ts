@@ -138,12 +138,13 @@ function decode(cursor: string): Map<string, Entry> | undefined {
 }
 
 /**
- * Whether a segment file or its journal may hold any of `ids`: their JSON text (`"<id>"`) is
- * looked for in the bytes, so that reading a few facts by id decodes only the segments that
- * may hold them. mem's ids are plain ASCII, which JSON writes as is.
+ * Which of `ids` a segment file or its journal may hold: their JSON text (`"<id>"`) is looked
+ * for in the bytes, so that reading a few facts by id decodes only what may hold them. mem's
+ * ids are plain ASCII, which JSON writes as is.
  */
-export function mayHoldAny(paths: readonly string[], ids: readonly string[]): boolean {
+export function idsIn(paths: readonly string[], ids: readonly string[]): string[] {
   const needles = ids.map((id) => Buffer.from(JSON.stringify(id)))
+  const found = new Set<string>()
   for (const path of paths) {
     let fd: number
     try {
@@ -151,14 +152,16 @@ export function mayHoldAny(paths: readonly string[], ids: readonly string[]): bo
       fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
-      return true
+      return [...ids]
     }
     try {
       const bytes = readFileSync(fd)
-      if (needles.some((needle) => bytes.includes(needle))) return true
+      needles.forEach((needle, i) => {
+        if (bytes.includes(needle)) found.add(ids[i]!)
+      })
     } finally {
       closeSync(fd)
     }
   }
-  return false
+  return ids.filter((id) => found.has(id))
 }

@@ -5,7 +5,7 @@ import {MemError} from '../errors.js'
 import {DamagedIndex} from '../search/damaged-index.js'
 import type {FactIndex, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
-import {fileChanges, mayHoldAny} from './change-feed.js'
+import {fileChanges, idsIn} from './change-feed.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './durable-file.js'
 import {FORMAT_VERSION, preMigrationPath} from './format.js'
@@ -346,8 +346,10 @@ class AgentFiles {
   }
 
   /**
-   * The facts of `ids`, from the segments whose bytes may hold them (see mayHoldAny), each read
-   * without being kept unless held already; the rest checked sound as for any other read.
+   * The facts of `ids`, from the segments whose bytes may hold them (see idsIn): each record
+   * read alone where the file is in the shape mem writes and did not move meanwhile (as a cold
+   * search reads its hits), else the segment read whole without being kept unless held already;
+   * every segment checked sound as for any other read.
    */
   someFacts(ids: readonly string[]): Map<string, FactRecord> {
     const revision = this.stamp.read()
@@ -355,13 +357,23 @@ class AgentFiles {
     const gone: Change<FactRecord>[] = []
     const segments = this.facts.scanKeys(revision, gone)
     this.follow(gone)
+    const identities = this.facts.seenIdentities()
     const wanted = new Set(ids)
     const found = new Map<string, FactRecord>()
+    const files = this.facts.files
     for (const {name} of segments) {
-      if (found.size === wanted.size) break
-      const files = this.facts.files
       const missing = [...wanted].filter((id) => !found.has(id))
-      if (!this.facts.holds(name) && !mayHoldAny([files.path(name), files.journalPath(name)], missing)) continue
+      if (missing.length === 0) break
+      const held = this.facts.holds(name)
+      const here = held ? missing : idsIn([files.path(name), files.journalPath(name)], missing)
+      if (here.length === 0) continue
+      const identity = identities.get(name)
+      const alone =
+        held || identity === undefined ? undefined : here.map((id) => this.facts.withValue(name, identity, 'id', id))
+      if (alone?.every((r, i) => r !== undefined && r.length <= 1 && (r[0] === undefined || r[0].id === here[i]))) {
+        for (const r of alone) if (r?.[0]) found.set(r[0].id, r[0])
+        continue
+      }
       for (const fact of this.peekFacts(name, revision).records) if (wanted.has(fact.id)) found.set(fact.id, fact)
     }
     this.facts.verifySeen(revision, this.noteMigrated('facts'))

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import {copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 
 import {mem, tempHome} from '../helpers/mem.js'
+import {stampFactSegments, writeFactSegments} from '../helpers/segments.js'
 import {FACT_SEGMENT} from '../../src/store/collections.js'
 import {FileStore} from '../../src/store/file-store.js'
 import {newId} from '../../src/store/ids.js'
@@ -121,6 +122,21 @@ describe('the change feed of the files', function () {
           added,
         )
         assert.ok(!changes.facts.some((f) => f.id === first.id))
+      })
+
+      it('getFacts reads facts from segments as mem writes them, with or without a journal, and one edited by hand', async () => {
+        writeFactSegments(home, 30, 10, (i) => `seeded fact ${i}`)
+        stampFactSegments(home, 3)
+        const store = open()
+        const all = await store.listFacts('default')
+        const later = await store.addFact('default', {content: 'in the journal', tags: []})
+        const asked = [all[0]!, all[15]!, all[29]!, later]
+        assert.deepEqual(await open().getFacts('default', asked.map((f) => f.id).reverse()), [...asked].reverse())
+        // Laid out by an editor: not the shape mem writes, so the segment is read whole.
+        const second = segment().path(segmentName(2))
+        writeFileSync(`${second}.edit`, JSON.stringify(JSON.parse(readFileSync(second, 'utf8')), null, 2))
+        renameSync(`${second}.edit`, second)
+        assert.deepEqual(await open().getFacts('default', [all[15]!.id, 'NOPE']), [all[15]])
       })
 
       it('sees what the mem binary wrote meanwhile', async () => {
