@@ -27,6 +27,8 @@ export class DeferredStore implements Store {
   supersede: Store['supersede'] = async (...args) => (await this.store()).supersede(...args)
   deleteFact: Store['deleteFact'] = async (...args) => (await this.store()).deleteFact(...args)
   listFacts: Store['listFacts'] = async (...args) => (await this.store()).listFacts(...args)
+  getFacts: Store['getFacts'] = async (...args) => (await this.store()).getFacts(...args)
+  changesSince: Store['changesSince'] = async (...args) => (await this.store()).changesSince(...args)
   eachFact: Store['eachFact'] = async (...args) => (await this.store()).eachFact(...args)
   saveCheckpoint: Store['saveCheckpoint'] = async (...args) => (await this.store()).saveCheckpoint(...args)
   getCheckpoint: Store['getCheckpoint'] = async (...args) => (await this.store()).getCheckpoint(...args)

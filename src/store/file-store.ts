@@ -5,6 +5,7 @@ import {MemError} from '../errors.js'
 import {DamagedIndex} from '../search/damaged-index.js'
 import type {FactIndex, SearchOptions} from '../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
+import {fileChanges, idsIn} from './change-feed.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './durable-file.js'
 import {FORMAT_VERSION, preMigrationPath} from './format.js'
@@ -44,6 +45,7 @@ import {
   PartialImport,
   type AddedFact,
   type AddOptions,
+  type FactChanges,
   type ImportBatch,
   type ImportOptions,
   type ImportResult,
@@ -324,6 +326,59 @@ class AgentFiles {
     this.follow(gone)
     for (const {name} of current) for (const fact of this.peekFacts(name, revision).records) each(fact)
     this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
+  }
+
+  /**
+   * The change feed (src/store/change-feed.ts): the fact segments by key, those that moved since
+   * the cursor read without being kept unless held already; every other segment checked sound
+   * as for any operation that does not read it.
+   */
+  changesSince(cursor: string | undefined): FactChanges {
+    const revision = this.stamp.read()
+    this.revision = revision
+    const gone: Change<FactRecord>[] = []
+    const segments = this.facts.scanKeys(revision, gone)
+    this.follow(gone)
+    const changes = fileChanges({segments, read: (name) => this.peekFacts(name, revision)}, cursor)
+    this.facts.verifySeen(revision, this.noteMigrated('facts'))
+    this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
+    return changes
+  }
+
+  /**
+   * The facts of `ids`, from the segments whose bytes may hold them (see idsIn): each record
+   * read alone where the file is in the shape mem writes and did not move meanwhile (as a cold
+   * search reads its hits), else the segment read whole without being kept unless held already;
+   * every segment checked sound as for any other read.
+   */
+  someFacts(ids: readonly string[]): Map<string, FactRecord> {
+    const revision = this.stamp.read()
+    this.revision = revision
+    const gone: Change<FactRecord>[] = []
+    const segments = this.facts.scanKeys(revision, gone)
+    this.follow(gone)
+    const identities = this.facts.seenIdentities()
+    const wanted = new Set(ids)
+    const found = new Map<string, FactRecord>()
+    const files = this.facts.files
+    for (const {name} of segments) {
+      const missing = [...wanted].filter((id) => !found.has(id))
+      if (missing.length === 0) break
+      const held = this.facts.holds(name)
+      const here = held ? missing : idsIn([files.path(name), files.journalPath(name)], missing)
+      if (here.length === 0) continue
+      const identity = identities.get(name)
+      const alone =
+        held || identity === undefined ? undefined : here.map((id) => this.facts.withValue(name, identity, 'id', id))
+      if (alone?.every((r, i) => r !== undefined && r.length <= 1 && (r[0] === undefined || r[0].id === here[i]))) {
+        for (const r of alone) if (r?.[0]) found.set(r[0].id, r[0])
+        continue
+      }
+      for (const fact of this.peekFacts(name, revision).records) if (wanted.has(fact.id)) found.set(fact.id, fact)
+    }
+    this.facts.verifySeen(revision, this.noteMigrated('facts'))
+    this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
+    return found
   }
 
   /** Lets go of segments read for one operation only (all but the last, which adds need). */
@@ -981,6 +1036,20 @@ export class FileStore implements Store {
 
   async eachFact(agent: string, each: (fact: FactRecord) => void): Promise<void> {
     this.agent(agent).eachFact(each)
+  }
+
+  async getFacts(agent: string, ids: readonly string[]): Promise<FactRecord[]> {
+    if (ids.length === 0 || !existsSync(this.agent(agent).dir)) return []
+    const a = this.agent(agent)
+    // A process that holds every fact (an operation needed them all) has them by id already.
+    const found = a.holdsAll() ? this.read(agent, {facts: 'all'}).byId() : undefined
+    const some = found ? undefined : a.someFacts(ids)
+    return [...new Set(ids)].flatMap((id) => found?.get(id)?.fact ?? some?.get(id) ?? [])
+  }
+
+  async changesSince(agent: string, cursor?: string): Promise<FactChanges> {
+    // Reads only: an agent nobody wrote to has no segment, and asking makes no folder for it.
+    return this.agent(agent).changesSince(cursor)
   }
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {

@@ -70,6 +70,16 @@ export interface Store {
   deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord>
   listFacts(agent: string): Promise<FactRecord[]>
   /**
+   * The facts of `ids` the agent holds, live or not, in the order asked (an id asked twice
+   * comes once); an id it does not hold is left out: the caller asked for several, and tells.
+   */
+  getFacts(agent: string, ids: readonly string[]): Promise<FactRecord[]>
+  /**
+   * The agent's change feed: what changed in its facts since `cursor` (a cursor an earlier
+   * answer gave; none to start). See {@link FactChanges} and docs/contributing.md, "The change feed".
+   */
+  changesSince(agent: string, cursor?: string): Promise<FactChanges>
+  /**
    * Calls `each` with every fact of the agent, in the order listFacts gives them, without the
    * store keeping them: for a caller that keeps a digest of each (mem import's check), where a
    * file store would otherwise go on holding every record of the agent.
@@ -98,6 +108,29 @@ export interface Store {
 }
 
 export type RecordKind = 'fact' | 'checkpoint'
+
+/**
+ * One answer of the change feed (Store.changesSince). Applying it to what the caller derived
+ * from the facts at the cursor gives what it would derive from the facts now: a live fact is
+ * new or replaces the copy the caller holds, a superseded or deleted one is to be dropped.
+ */
+export interface FactChanges {
+  /** Where the next call starts from: the facts this answer brings the caller to. Opaque, and only for this store and agent. */
+  cursor: string
+  /**
+   * The store cannot say what changed since the cursor given (none was given, it is another
+   * store's or garbled, or the data went back: a restored backup, a hand edit that removed
+   * records): the caller drops all it derived from the agent's facts, and `facts` holds every
+   * fact. Never a partial answer in place of one.
+   */
+  reset: boolean
+  /**
+   * Each fact added or changed since the cursor (its content, tags or history marks), as it is
+   * now, in the order listFacts gives them. It may repeat a fact that did not change (the file
+   * store tells changes by segment): applying a fact again is harmless.
+   */
+  facts: FactRecord[]
+}
 
 export interface ImportBatch {
   facts: FactRecord[]

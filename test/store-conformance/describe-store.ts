@@ -4,6 +4,7 @@ import {MemError} from '../../src/errors.js'
 import {ID_PATTERN, newId} from '../../src/store/ids.js'
 import type {CheckpointRecord, FactRecord} from '../../src/store/records.js'
 import type {Store} from '../../src/store/store.js'
+import {describeChangeFeed} from './describe-change-feed.js'
 
 /**
  * Where one store keeps its data (a MEM_HOME, a database): `open` gives a store on it, as a
@@ -12,6 +13,8 @@ import type {Store} from '../../src/store/store.js'
 export interface Backing {
   open(): Store
   cleanup(): Promise<void>
+  /** Copies the data aside; the function returned puts the copy back, as restoring a backup does. */
+  backup(): Promise<() => Promise<void>>
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message: string | RegExp): Promise<void> {
@@ -424,6 +427,8 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         assert.deepEqual(await store.agentsHolding('checkpoint', newId()), [])
       })
     })
+
+    describeChangeFeed({store: () => store, open, backup: () => backing.backup()})
 
     describe('importRecords', () => {
       const old = (i: number, extra: Partial<FactRecord> = {}): FactRecord => ({

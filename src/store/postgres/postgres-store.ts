@@ -22,6 +22,7 @@ import {loadFactIndex, SIGNATURE, type FactIndexType} from '../search-cache.js'
 import type {
   AddedFact,
   AddOptions,
+  FactChanges,
   ImportBatch,
   ImportResult,
   NewCheckpoint,
@@ -31,6 +32,7 @@ import type {
   SearchQuery,
   Store,
 } from '../store.js'
+import {changedRows, currentPoint, decodePoint, encodePoint, follows, type ChangedRow} from './change-feed.js'
 import {checkDatabase, type DbCheck} from './check.js'
 import {decodeCompact, encodeCompact} from './compact-codec.js'
 import {databaseError, type Outcome} from './db-errors.js'
@@ -312,6 +314,35 @@ export class PostgresStore implements Store {
     for (const fact of await this.listFacts(agent)) each(fact)
   }
 
+  async getFacts(agent: string, ids: readonly string[]): Promise<FactRecord[]> {
+    if (ids.length === 0 || !(await this.hasTables())) return []
+    const {rows} = await this.query<{id: string; record: unknown}>(
+      'SELECT id, record FROM mem_facts WHERE agent = $1 AND id = ANY($2::text[])',
+      [agent, [...new Set(ids)]],
+    )
+    const found = new Map(rows.map((r) => [r.id, decodeFact(agent, r.id, r.record)]))
+    return [...new Set(ids)].flatMap((id) => found.get(id) ?? [])
+  }
+
+  /** The rows changed past the cursor's revision, read in one snapshot with the revision now (src/store/postgres/change-feed.ts). */
+  async changesSince(agent: string, cursor?: string): Promise<FactChanges> {
+    const from = decodePoint(cursor)
+    if (!(await this.hasTables())) {
+      const none = {revision: 0, seq: 0, last: null}
+      return {cursor: encodePoint(none), reset: from === undefined || from.revision !== 0, facts: []}
+    }
+    return this.snapshot(async (client) => {
+      const now = await currentPoint(client, agent)
+      const sound = from !== undefined && (await follows(client, agent, from, now))
+      const rows = await changedRows(client, agent, sound ? from.revision : 0, 'all')
+      return {
+        cursor: encodePoint(now),
+        reset: !sound,
+        facts: rows.map((r) => decodeFact(agent, r.id, r.record)),
+      }
+    })
+  }
+
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
     return this.write(agent, async (w) => {
       const record = checkpointRecord(w.nextCheckpointId(), checkpoint, now())
@@ -437,19 +468,12 @@ export class PostgresStore implements Store {
       if (meanwhile !== undefined && meanwhile.revision > revision) return undefined
       warm = meanwhile !== undefined && meanwhile.revision === revision ? meanwhile : loaded
     } else if (warm.revision < revision) {
-      const since = warm.revision
-      const {rows} = await client.query<{id: string; live: boolean; record: unknown}>(
-        'SELECT id, live, CASE WHEN live THEN record END AS record FROM mem_facts WHERE agent = $1 AND changed > $2 ORDER BY seq',
-        [agent, since],
-      )
+      const rows = await changedRows(client, agent, warm.revision, 'live')
       // Read in the same snapshot as `revision`: the rows' state is the state at `revision`,
       // so applying them is right even if another search moved the index part way meanwhile.
       if (warm.revision > revision) return undefined
       if (warm.revision < revision) {
-        for (const row of rows) {
-          if (!row.live) warm.index.remove(row.id)
-          else if (!warm.index.has(row.id)) warm.index.add(decodeFact(agent, row.id, row.record))
-        }
+        applyRows(agent, warm.index, rows)
         warm.revision = revision
       }
     }
@@ -520,14 +544,7 @@ export class PostgresStore implements Store {
   /** Moves `warm` (held by no one else yet) to `revision` by the rows changed since its own. */
   private async applyChanges(client: Client, agent: string, warm: WarmIndex, revision: number): Promise<void> {
     if (warm.revision >= revision) return
-    const {rows} = await client.query<{id: string; live: boolean; record: unknown}>(
-      'SELECT id, live, CASE WHEN live THEN record END AS record FROM mem_facts WHERE agent = $1 AND changed > $2 ORDER BY seq',
-      [agent, warm.revision],
-    )
-    for (const row of rows) {
-      if (!row.live) warm.index.remove(row.id)
-      else if (!warm.index.has(row.id)) warm.index.add(decodeFact(agent, row.id, row.record))
-    }
+    applyRows(agent, warm.index, await changedRows(client, agent, warm.revision, 'live'))
     warm.revision = revision
   }
 
@@ -765,6 +782,18 @@ export function duplicateKey(content: string): string {
 function answeredByServer(error: unknown): boolean {
   const {code, syscall} = error as {code?: unknown; syscall?: unknown}
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && syscall === undefined
+}
+
+/**
+ * Moves a search index by the change feed's rows (changedRows): a row no longer live leaves it,
+ * a live one it lacks joins it. mem never changes a fact's content under its id, so a live row
+ * the index holds is indexed as it is.
+ */
+function applyRows(agent: string, index: FactIndex, rows: readonly ChangedRow[]): void {
+  for (const row of rows) {
+    if (!row.live) index.remove(row.id)
+    else if (!index.has(row.id)) index.add(decodeFact(agent, row.id, row.record))
+  }
 }
 
 function warmCost(w: WarmIndex): number {
