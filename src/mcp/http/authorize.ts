@@ -4,6 +4,9 @@ import type {TokenRecord, TokenRegistry} from '../../auth/tokens.js'
 import {mayCall, readingToolsInWords} from '../read-only.js'
 import {header, refusal, type Answer} from './answer.js'
 
+/** What a token may do: every token reads; one that is not read-only also writes. */
+export const SCOPES = {read: 'mem:read', write: 'mem:write'} as const
+
 /** The token a request carries in `Authorization: Bearer …`, if any. */
 export function bearerOf(req: IncomingMessage): string | undefined {
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '')
@@ -12,13 +15,18 @@ export function bearerOf(req: IncomingMessage): string | undefined {
 
 /**
  * Who is calling: the record of a valid token, or 401. The same answer for a missing, unknown,
- * expired or revoked token: nothing about what exists.
+ * expired or revoked token: nothing about what exists. The challenge points to the metadata
+ * (RFC 9728 §5.1) a client reads to learn how this server takes tokens.
  */
-export function authenticate(tokens: TokenRegistry, req: IncomingMessage): {record: TokenRecord} | Answer {
+export function authenticate(
+  tokens: TokenRegistry,
+  req: IncomingMessage,
+  metadataUrl: string,
+): {record: TokenRecord} | Answer {
   const token = bearerOf(req)
   const record = token === undefined ? undefined : tokens.verify(token)
   if (record) return {record}
-  const challenge = token === undefined ? 'Bearer realm="mem"' : 'Bearer realm="mem", error="invalid_token"'
+  const challenge = `Bearer realm="mem", resource_metadata="${metadataUrl}"${token === undefined ? '' : ', error="invalid_token"'}`
   return refusal(
     401,
     -32001,
@@ -31,11 +39,11 @@ export function authenticate(tokens: TokenRegistry, req: IncomingMessage): {reco
 export function refuseWrites(record: TokenRecord, tools: string[]): Answer | undefined {
   if (tools.every((tool) => mayCall(record.read_only, tool))) return undefined
   return refusal(403, -32000, `Forbidden: this token is read-only; it may call ${readingToolsInWords()}.`, {
-    'WWW-Authenticate': 'Bearer realm="mem", error="insufficient_scope", scope="mem:write"',
+    'WWW-Authenticate': `Bearer realm="mem", error="insufficient_scope", scope="${SCOPES.write}"`,
   })
 }
 
 /** The scopes the SDK is told the caller holds. */
 export function scopesOf(record: TokenRecord): string[] {
-  return record.read_only ? ['mem:read'] : ['mem:read', 'mem:write']
+  return record.read_only ? [SCOPES.read] : [SCOPES.read, SCOPES.write]
 }

@@ -10,6 +10,7 @@ import {listenHttp} from './node-server.js'
 import {serverPolicy} from './origin-check.js'
 import {RateLimiter} from './rate-limit.js'
 import {logRequest} from './request-log.js'
+import {ProtectedResource} from './resource-metadata.js'
 import {MCP_PATH, route, type Routes} from './routes.js'
 
 export interface HttpLimits {
@@ -32,6 +33,8 @@ export interface HttpServeOptions {
   host: string
   port: number
   tls?: {cert: Buffer; key: Buffer}
+  /** A reverse proxy in front terminates TLS (--tls-proxy): clients reach the server over https. */
+  tlsProxy?: boolean
   allowedHosts: string[]
   allowedOrigins: string[]
   readOnly: boolean
@@ -51,7 +54,7 @@ export interface RunningHttpServer {
 /**
  * `mem mcp serve --http`: the MCP Streamable HTTP transport, stateless. This puts the parts
  * together; each job is a module of its own: routes.ts (which path, in which order the checks
- * run), origin-check.ts, authorize.ts, rate-limit.ts, request-body.ts, mcp-endpoint.ts (the
+ * run), origin-check.ts, authorize.ts, resource-metadata.ts, rate-limit.ts, request-body.ts, mcp-endpoint.ts (the
  * SDK server per request), drain.ts (stopping), connection-cap.ts and node-server.ts.
  */
 export async function startHttpServer(options: HttpServeOptions): Promise<RunningHttpServer> {
@@ -65,6 +68,7 @@ export async function startHttpServer(options: HttpServeOptions): Promise<Runnin
     limiter: new RateLimiter(limits.perMinute, limits.burst),
     drain,
     endpoint: new McpEndpoint({...options, requestMs: limits.requestMs}),
+    resource: new ProtectedResource(options.tls !== undefined || options.tlsProxy === true, MCP_PATH),
     readOnly: options.readOnly,
     bodyBytes: limits.bodyBytes,
   }

@@ -32,8 +32,11 @@ function hostName(host: string): string {
   return colon === -1 ? lower : lower.slice(0, colon)
 }
 
+/** A name or bracketed IPv6 address, and a port if any: nothing else, since the server repeats it in URLs. */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^\s:[\]/"\\@?#]+)(:\d{1,5})?$/i
+
 export function hostAllowed(policy: OriginPolicy, host: string | undefined): boolean {
-  return host !== undefined && policy.hosts.has(hostName(host))
+  return host !== undefined && HOST_HEADER.test(host.trim()) && policy.hosts.has(hostName(host))
 }
 
 /** An Origin passes when it is on the list, or its host is an allowed name (any port, http or https). */

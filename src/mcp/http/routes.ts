@@ -9,6 +9,7 @@ import {checkHostAndOrigin, type OriginPolicy} from './origin-check.js'
 import type {RateLimiter} from './rate-limit.js'
 import {readMessages} from './request-body.js'
 import type {RequestLog} from './request-log.js'
+import type {ProtectedResource} from './resource-metadata.js'
 
 export const MCP_PATH = '/mcp'
 
@@ -18,14 +19,19 @@ export interface Routes {
   limiter: RateLimiter
   drain: Drain
   endpoint: McpEndpoint
+  /** The OAuth protected resource metadata of the endpoint (RFC 9728). */
+  resource: ProtectedResource
   /** The whole server is read-only (--read-only), whatever the token. */
   readOnly: boolean
   bodyBytes: number
 }
 
-/** Which path gets what: the health check, the MCP endpoint, and 404 for the rest. */
+/** Which path gets what: the health check, the resource metadata, the MCP endpoint, and 404 for the rest. */
 export async function route(routes: Routes, req: IncomingMessage, res: ServerResponse, entry: RequestLog) {
   if (entry.path === '/healthz') return send(res, health(req, routes.drain.draining))
+  // Without a token, as a client reads it to learn how to get in; it names the Host it was asked by, so that is checked first.
+  if (routes.resource.paths.includes(entry.path))
+    return send(res, checkHostAndOrigin(routes.policy, req) ?? routes.resource.document(req))
   if (entry.path !== MCP_PATH)
     return send(res, {status: 404, body: {error: `not found; the MCP endpoint is ${MCP_PATH}`}})
   return mcp(routes, req, res, entry)
@@ -49,7 +55,7 @@ async function mcp(routes: Routes, req: IncomingMessage, res: ServerResponse, en
       res,
       refusal(503, -32000, 'The server is stopping; try again shortly.', {Connection: 'close', 'Retry-After': '1'}),
     )
-  const caller = authenticate(routes.tokens, req)
+  const caller = authenticate(routes.tokens, req, routes.resource.metadataUrl(req))
   if ('status' in caller) return send(res, caller)
   const {record} = caller
   entry.token = record.name
