@@ -12,10 +12,11 @@ import {
 
 import {asMemError, MemError} from '../errors.js'
 import {runOperation, type OperationContext} from '../ops/index.js'
+import {mayCall, readingTools} from './read-only.js'
 import {findOperation, toolDefinitions, type ToolDefinition} from './tools.js'
 
 export interface ServerOptions {
-  /** Only the tools whose annotations say read-only are listed and callable. */
+  /** Only the tools that never write are listed and callable (src/mcp/read-only.ts). */
   readOnly?: boolean
   /** Told the outcome of every tools/call (for the HTTP request log). */
   onCall?: (tool: string, ok: boolean) => void
@@ -103,7 +104,7 @@ let cached: ToolDefinition[] | undefined
 /** The advertised tools, converted once per process (the HTTP server builds many servers). */
 export function listedTools(readOnly: boolean): ToolDefinition[] {
   cached ??= toolDefinitions()
-  return readOnly ? cached.filter((t) => t.annotations.readOnlyHint) : cached
+  return cached.filter((t) => mayCall(readOnly, t.name))
 }
 
 export async function callTool(
@@ -121,12 +122,10 @@ export async function callTool(
         .join(', ')}.`,
     )
   try {
-    if (options.readOnly && !op.annotations.readOnlyHint)
+    if (!mayCall(options.readOnly === true, name))
       throw new MemError(
         'forbidden',
-        `${name} writes, and this server is read-only (--read-only); it offers ${listedTools(true)
-          .map((t) => t.name)
-          .join(', ')}.`,
+        `${name} writes, and this server is read-only (--read-only); it offers ${readingTools().join(', ')}.`,
       )
     const payload = (await runOperation(op, ctx, args)) as Record<string, unknown>
     return {content: [{type: 'text', text: op.prose(payload)}], structuredContent: payload}

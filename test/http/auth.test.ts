@@ -50,6 +50,9 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
     params: {name, arguments: args},
   })
 
+  /** Where a 401 points: the endpoint's protected resource metadata (docs/http.md). */
+  const metadataUrl = () => `${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp`
+
   async function refused401(headers: Record<string, string>): Promise<{challenge: string; body: string}> {
     const res = await post(server.url, initialize, headers)
     assert.equal(res.status, 401)
@@ -60,7 +63,7 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
 
   it('refuses a request without a token: 401, WWW-Authenticate: Bearer, and the SDK client cannot connect', async () => {
     const {challenge} = await refused401({})
-    assert.equal(challenge, 'Bearer realm="mem"')
+    assert.equal(challenge, `Bearer realm="mem", resource_metadata="${metadataUrl()}"`)
     await assert.rejects(connectHttp(server.url, undefined), /401|Unauthorized/)
   })
 
@@ -76,7 +79,7 @@ describe('mem mcp serve --http: who gets in, and what they may touch', function 
     const revoked = await refused401({Authorization: `Bearer ${tokens.revoked}`})
 
     for (const r of [malformed, expired, revoked]) assert.deepEqual(r, wrong)
-    assert.equal(wrong.challenge, 'Bearer realm="mem", error="invalid_token"')
+    assert.equal(wrong.challenge, `Bearer realm="mem", resource_metadata="${metadataUrl()}", error="invalid_token"`)
     assert.doesNotMatch(wrong.body, /expired|revoked|unknown|exist/i)
   })
 

@@ -151,6 +151,7 @@ export default class McpServe extends MemCommand {
       host: flags.host,
       port: flags.port,
       tls: flags['tls-cert'] === undefined ? undefined : readTls(flags['tls-cert'], flags['tls-key']!),
+      tlsProxy: flags['tls-proxy'],
       allowedHosts: flags['allowed-host'] ?? [],
       allowedOrigins: flags['allowed-origin'] ?? [],
       readOnly: flags['read-only'],

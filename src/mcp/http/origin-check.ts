@@ -1,3 +1,7 @@
+import type {IncomingMessage} from 'node:http'
+
+import {header, refusal, type Answer} from './answer.js'
+
 /**
  * DNS-rebinding protection: a page on evil.example whose name resolves to 127.0.0.1 reaches
  * the server with `Host: evil.example` and `Origin: http://evil.example`. Only the names
@@ -9,6 +13,11 @@ export interface OriginPolicy {
 }
 
 export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
+
+/** The policy of a server listening on `host`: loopback names, that address unless it is a wildcard, and the allowed extras. */
+export function serverPolicy(host: string, allowedHosts: string[], allowedOrigins: string[]): OriginPolicy {
+  return originPolicy([...allowedHosts, ...(isWildcard(host) ? [] : [bracketed(host)])], allowedOrigins)
+}
 
 export function originPolicy(extraHosts: string[], extraOrigins: string[]): OriginPolicy {
   const hosts = new Set([...LOOPBACK_NAMES, ...extraHosts].map((h) => h.toLowerCase()))
@@ -23,8 +32,11 @@ function hostName(host: string): string {
   return colon === -1 ? lower : lower.slice(0, colon)
 }
 
+/** A name or bracketed IPv6 address, and a port if any: nothing else, since the server repeats it in URLs. */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^\s:[\]/"\\@?#]+)(:\d{1,5})?$/i
+
 export function hostAllowed(policy: OriginPolicy, host: string | undefined): boolean {
-  return host !== undefined && policy.hosts.has(hostName(host))
+  return host !== undefined && HOST_HEADER.test(host.trim()) && policy.hosts.has(hostName(host))
 }
 
 /** An Origin passes when it is on the list, or its host is an allowed name (any port, http or https). */
@@ -39,4 +51,22 @@ export function originAllowed(policy: OriginPolicy, origin: string | undefined):
     return false
   }
   return (url.protocol === 'http:' || url.protocol === 'https:') && policy.hosts.has(hostName(url.host))
+}
+
+/** 403 for a Host or Origin the policy does not allow. */
+export function checkHostAndOrigin(policy: OriginPolicy, req: IncomingMessage): Answer | undefined {
+  if (!hostAllowed(policy, req.headers.host))
+    return refusal(403, -32000, 'Forbidden: this Host is not allowed (see --allowed-host)')
+  if (!originAllowed(policy, header(req, 'origin')))
+    return refusal(403, -32000, 'Forbidden: this Origin is not allowed (see --allowed-origin)')
+  return undefined
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]'
+}
+
+/** An IPv6 address as it appears in a Host header or URL: `[::1]`. */
+export function bracketed(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
 }

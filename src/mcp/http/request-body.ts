@@ -1,6 +1,7 @@
 import type {IncomingMessage} from 'node:http'
 
 import {LIMITS} from '../../ops/limits.js'
+import {refusal, type Answer} from './answer.js'
 import {jsonNestsDeeperThan} from './json-depth.js'
 
 /**
@@ -13,6 +14,19 @@ export const BODY_DEPTH_LIMIT = 100
 
 /** A body, parsed, or why it is refused (as a JSON-RPC error code and message). */
 export type ParsedBody = {body: unknown} | {refused: {code: number; message: string}}
+
+/** A request's JSON-RPC messages, with the methods and tools they call; or 413 or 400. */
+export async function readMessages(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{body: unknown; methods: string[]; tools: string[]} | Answer> {
+  const raw = await readBody(req, limit)
+  if (raw === 'too_large')
+    return refusal(413, -32000, `Request body too large: at most ${limit} bytes.`, {Connection: 'close'})
+  const parsed = parseBody(raw)
+  if ('refused' in parsed) return refusal(400, parsed.refused.code, parsed.refused.message)
+  return {body: parsed.body, ...describeMessages(parsed.body)}
+}
 
 /**
  * The request body, up to `limit` bytes. A declared Content-Length over the limit is refused
