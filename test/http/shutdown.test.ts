@@ -45,7 +45,12 @@ function send(url: string, agent: Agent, token: string): Promise<Outcome> {
   })
 }
 
-/** Half of a request: its headers and the first bytes of its body; the rest when `finish` is called. */
+/**
+ * Half of a request: its headers and the first bytes of its body; the rest when `finish` is called.
+ * It asks `Expect: 100-continue`, so the server's `100 Continue` says its headers were read
+ * (and the request handed to mem) before this resolves: without that, a signal sent at once can
+ * reach the server before it has read them, and a 503 is then the right answer.
+ */
 function halfSent(url: string, token: string): Promise<{finish: () => void; answer: Promise<string>}> {
   const {hostname, port} = new URL(url)
   return new Promise((resolve, reject) => {
@@ -61,9 +66,16 @@ function halfSent(url: string, token: string): Promise<{finish: () => void; answ
       socket.write(
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n` +
           `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`,
+          `Expect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
       )
-      resolve({finish: () => socket.write(body.slice(20)), answer})
+      const read = () => {
+        if (!received.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) return
+        socket.off('data', read)
+        received = ''
+        socket.write(body.slice(0, 20))
+        resolve({finish: () => socket.write(body.slice(20)), answer})
+      }
+      socket.on('data', read)
     })
   })
 }
