@@ -19,8 +19,12 @@ function writes(op: AnyOperation): boolean {
   return !op.annotations.readOnlyHint
 }
 
-/** "memory_search and checkpoint_resume", for refusals that name what is left. */
+/** "memory_search and checkpoint_resume", for refusals and help texts that name what is left. */
 export function readingToolsInWords(): string {
-  const names = readingTools()
+  return toolsInWords(readingTools())
+}
+
+/** Tool names as a sentence lists them: "a, b and c". */
+export function toolsInWords(names: string[]): string {
   return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
 }

@@ -250,6 +250,30 @@ describe('mem mcp serve --read-only', function () {
   }
 })
 
+describe('the help names the tools a server offers', function () {
+  this.timeout(60_000)
+
+  it('mem mcp serve names every tool, and --read-only and mem token create --read-only the ones a read-only client is offered', async () => {
+    const temp = tempHome()
+    const all = await connectMcp(temp.home)
+    const reading = await connectMcp(temp.home, {args: ['--read-only']})
+    try {
+      const words = (names: string[]) => `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
+      const flat = (text: string) => text.replace(/\s+/g, ' ')
+      const serveHelp = flat(mem(temp.home, ['mcp', 'serve', '--help']).stdout)
+      const tokenHelp = flat(mem(temp.home, ['token', 'create', '--help']).stdout)
+      assert.ok(serveHelp.includes(`Serves ${words(all.tools.map((t) => t.name))} over stdio.`), serveHelp)
+      const readOnly = words(reading.tools.map((t) => t.name))
+      assert.ok(serveHelp.includes(`Offer only the tools that never write (${readOnly}).`), serveHelp)
+      assert.ok(tokenHelp.includes(`Allow only ${readOnly}.`), tokenHelp)
+    } finally {
+      await all.close()
+      await reading.close()
+      temp.cleanup()
+    }
+  })
+})
+
 describe('mem mcp serve --http: where it listens', function () {
   this.timeout(60_000)
 

@@ -5,7 +5,9 @@ import {MemCommand} from '../../cli/base-command.js'
 import {agentFlagFor} from '../../cli/flag-spec.js'
 import {oclifFlags} from '../../cli/oclif-flags.js'
 import {MemError} from '../../errors.js'
+import {readingToolsInWords, toolsInWords} from '../../mcp/read-only.js'
 import {AgentId} from '../../ops/fields.js'
+import {operations} from '../../ops/index.js'
 import {parseInput, resolveAgent, type OperationContext} from '../../ops/operation.js'
 
 type ServeFlags = Interfaces.InferredFlags<typeof McpServe.flags>
@@ -13,7 +15,7 @@ type ServeFlags = Interfaces.InferredFlags<typeof McpServe.flags>
 export default class McpServe extends MemCommand {
   static override summary = "Run the MCP server on stdio (for an MCP client's config), or over HTTP for many clients."
   static override description =
-    'Serves memory_search, memory_add, checkpoint_save, checkpoint_resume and memory_reflect over stdio. ' +
+    `Serves ${toolsInWords(operations.map((op) => op.tool))} over stdio. ` +
     'stdout carries only the protocol; messages go to stderr. Tools that name no agent_id use --agent, else $MEM_AGENT, else "default". ' +
     'With --http, serves the same tools over MCP Streamable HTTP (stateless) at http://127.0.0.1:7411/mcp for every client holding a token from "mem token create"; ' +
     'one JSON line per request goes to stderr. See docs/http.md.'
@@ -27,7 +29,7 @@ export default class McpServe extends MemCommand {
   static override flags = {
     ...oclifFlags(agentFlagFor('Default agent for tool calls that name none [default: $MEM_AGENT, else "default"].')),
     'read-only': Flags.boolean({
-      description: 'Offer only the tools that never write (memory_search, checkpoint_resume).',
+      description: `Offer only the tools that never write (${readingToolsInWords()}).`,
     }),
     http: Flags.boolean({
       description: 'Serve over MCP Streamable HTTP instead of stdio; every request needs a token (mem token create).',

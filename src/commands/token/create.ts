@@ -6,6 +6,7 @@ import {MemCommand} from '../../cli/base-command.js'
 import {agentFlagFor} from '../../cli/flag-spec.js'
 import {oclifFlags} from '../../cli/oclif-flags.js'
 import {resolveHome} from '../../cli/home.js'
+import {readingToolsInWords} from '../../mcp/read-only.js'
 import {describeToken} from './list.js'
 
 export default class TokenCreate extends MemCommand {
@@ -32,7 +33,7 @@ export default class TokenCreate extends MemCommand {
         helpValue: 'PATTERN',
       }),
     ),
-    'read-only': Flags.boolean({description: 'Allow only memory_search and checkpoint_resume.'}),
+    'read-only': Flags.boolean({description: `Allow only ${readingToolsInWords()}.`}),
     expires: Flags.string({
       description: 'Stop accepting the token after this long: 90s, 15m, 12h, 30d, 2w or 1h30m [default: never].',
       helpValue: 'DURATION',
