@@ -126,6 +126,26 @@ describe('mem mcp serve --http: OAuth protected resource metadata (RFC 9728)', f
       assert.ok(!anonymous.includes(secret), secret)
   })
 
+  it('answers where OAuth clients look for an authorization server that there is none, and how to get a token', async () => {
+    const lookups: [string, string][] = [
+      ['GET', '/.well-known/oauth-authorization-server'],
+      ['GET', '/.well-known/oauth-authorization-server/mcp'],
+      ['GET', '/.well-known/openid-configuration/mcp'],
+      ['GET', '/mcp/.well-known/openid-configuration'],
+      ['POST', '/register'],
+      ['GET', '/authorize'],
+      ['POST', '/token'],
+    ]
+    for (const [method, path] of lookups) {
+      const res = await rawGet(`${origin}${path}`, {}, method)
+      assert.equal(res.status, 404, path)
+      assert.match(JSON.parse(res.text).error as string, /no OAuth sign-in.*mem token create/, path)
+    }
+    const other = await rawGet(`${origin}/registered`)
+    assert.equal(other.status, 404)
+    assert.equal(JSON.parse(other.text).error, 'not found; the MCP endpoint is /mcp')
+  })
+
   it('checks Host and Origin as the endpoint does, and takes GET only', async () => {
     for (const path of [SUFFIXED, ROOT]) {
       const evil = await rawGet(`${origin}${path}`, {Host: 'evil.example'})

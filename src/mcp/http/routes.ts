@@ -10,6 +10,7 @@ import type {RateLimiter} from './rate-limit.js'
 import {readMessages} from './request-body.js'
 import type {RequestLog} from './request-log.js'
 import type {ProtectedResource} from './resource-metadata.js'
+import {isSignIn, NO_SIGN_IN} from './sign-in.js'
 
 export const MCP_PATH = '/mcp'
 
@@ -26,12 +27,16 @@ export interface Routes {
   bodyBytes: number
 }
 
-/** Which path gets what: the health check, the resource metadata, the MCP endpoint, and 404 for the rest. */
+/**
+ * Which path gets what: the health check, the resource metadata, the MCP endpoint, and 404 for
+ * the rest (saying there is no sign-in where OAuth clients look for one).
+ */
 export async function route(routes: Routes, req: IncomingMessage, res: ServerResponse, entry: RequestLog) {
   if (entry.path === '/healthz') return send(res, health(req, routes.drain.draining))
   // Without a token, as a client reads it to learn how to get in; it names the Host it was asked by, so that is checked first.
   if (routes.resource.paths.includes(entry.path))
     return send(res, checkHostAndOrigin(routes.policy, req) ?? routes.resource.document(req))
+  if (isSignIn(entry.path)) return send(res, NO_SIGN_IN)
   if (entry.path !== MCP_PATH)
     return send(res, {status: 404, body: {error: `not found; the MCP endpoint is ${MCP_PATH}`}})
   return mcp(routes, req, res, entry)
