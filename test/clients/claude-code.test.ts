@@ -3,6 +3,7 @@ import {spawnSync} from 'node:child_process'
 import {mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {createToken, startHttpServe} from '../helpers/http.js'
 import {installedClient} from '../helpers/installed-client.js'
 import {BIN, childEnv, mem, tempHome} from '../helpers/mem.js'
 
@@ -19,6 +20,8 @@ function claude(bin: string, home: string, cwd: string, command: string): {code:
     // Anything that does try the network fails at once instead of reaching it.
     HTTPS_PROXY: 'http://127.0.0.1:9',
     HTTP_PROXY: 'http://127.0.0.1:9',
+    // But mem's own HTTP server on loopback is reached directly.
+    NO_PROXY: '127.0.0.1',
   }
   const r = spawnSync('bash', ['-c', command], {cwd, env, encoding: 'utf8', timeout: 120_000})
   return {code: r.status ?? -1, out: `${r.stdout}${r.stderr}`}
@@ -61,5 +64,37 @@ describe('the claude mcp add line mem prints, run by the real Claude Code CLI', 
     assert.deepEqual(config.mcpServers.mem.env, {MEM_HOME: join(project, 'store')})
     assert.deepEqual(config.mcpServers.mem.args, [BIN, 'mcp', 'serve'])
     assert.equal(mem(join(project, 'store'), ['agents']).code, 0)
+  })
+
+  it('adds the --http entry mem mcp config prints, which connects with its token and no longer once it is revoked', async function () {
+    this.timeout(180_000)
+    const token = createToken(h.home, ['--name', 'claude-code'])
+    const served = await startHttpServe(h.home)
+    try {
+      const printed = mem(h.home, [
+        'mcp',
+        'config',
+        '--http',
+        '--url',
+        served.url,
+        '--token',
+        token,
+        '--client',
+        'claude-code',
+        '--json',
+      ])
+      assert.equal(printed.code, 0, printed.stderr)
+      const line = (JSON.parse(printed.stdout) as {clients: {command_line: string}[]}).clients[0]!.command_line
+      const added = claude(bin, h.home, h.home, `${line}`)
+      assert.equal(added.code, 0, added.out)
+      const got = claude(bin, h.home, h.home, 'claude mcp get mem')
+      assert.match(got.out, /Connected/, got.out)
+      assert.match(got.out, /Type: http/)
+      assert.equal(mem(h.home, ['token', 'revoke', 'claude-code']).code, 0)
+      const refused = claude(bin, h.home, h.home, 'claude mcp get mem')
+      assert.match(refused.out, /Failed to connect/, refused.out)
+    } finally {
+      await served.stop()
+    }
   })
 })
