@@ -36,7 +36,10 @@ export const checkpointResume = defineOperation({
   input: v.strictObject({
     agent_id: v.optional(AgentId),
     checkpoint_id: v.optional(
-      v.pipe(CheckpointId, v.description('A checkpoint id; the latest checkpoint when left out.')),
+      v.pipe(
+        CheckpointId,
+        v.description('A checkpoint id from checkpoint_save (ids do not expire); the latest checkpoint when left out.'),
+      ),
     ),
     on_missing: v.optional(
       v.pipe(

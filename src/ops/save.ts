@@ -12,7 +12,8 @@ export const checkpointSave = defineOperation({
   title: 'Save a checkpoint',
   description:
     'Save where you are in a longer task (a JSON state object, optionally the conversation messages) so that you or another session can pick it up later with checkpoint_resume. ' +
-    'Save at natural breakpoints and before stopping work that is not finished.',
+    'Save at natural breakpoints and before stopping work that is not finished. ' +
+    'The checkpoint_id it returns is a lasting handle: mem never expires or prunes checkpoints, so the id resumes this checkpoint for as long as the memory is kept.',
   annotations: {readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false},
   input: v.pipe(
     v.strictObject({
