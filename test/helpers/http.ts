@@ -74,8 +74,12 @@ export async function createTokenAsync(home: string, args: string[] = []): Promi
 }
 
 /** The official 1.x SDK client over Streamable HTTP, with the token in the Authorization header. */
-export async function connectHttp(url: string, token: string | undefined): Promise<McpSession> {
-  const headers: Record<string, string> = token === undefined ? {} : {Authorization: `Bearer ${token}`}
+export async function connectHttp(
+  url: string,
+  token: string | undefined,
+  more: Record<string, string> = {},
+): Promise<McpSession> {
+  const headers: Record<string, string> = token === undefined ? {...more} : {...more, Authorization: `Bearer ${token}`}
   return openSession(new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers}}), 'mem-tests-http')
 }
 

@@ -71,7 +71,10 @@ export function serveDuringSuite(args: string[] = [], transport: Transport = 'st
       const token = createToken(temp.home, ['--name', 'suite'])
       const served = await startHttpServe(temp.home, args)
       stopHttp = async () => void (await served.stop())
-      suite.mcp = await connectHttp(served.url, token)
+      // A connection per call: the suites run the CLI with spawnSync between calls, which blocks
+      // this process's event loop; past the server's 5 s keep-alive the client would send on a
+      // socket the server has closed, and see "fetch failed".
+      suite.mcp = await connectHttp(served.url, token, {Connection: 'close'})
     }
   })
   after(async () => {
