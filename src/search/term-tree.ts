@@ -24,17 +24,12 @@ const leaf = (): Node => ({end: true, labels: NO_LABELS, kids: NO_KIDS})
 export class TermTree {
   private constructor(private readonly root: Node) {}
 
-  /** A tree of `sorted` keys (ascending, as `sort()` orders them; repeats are skipped), built in one pass. */
+  /**
+   * A tree of `sorted` keys (ascending, as `sort()` orders them; repeats are skipped), built in
+   * one pass that also checks the order: keys out of order throw a RangeError.
+   */
   static fromSorted(sorted: readonly string[]): TermTree {
-    let repeats = false
-    for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i - 1]! < sorted[i]!) continue
-      if (sorted[i - 1] !== sorted[i])
-        throw new RangeError(`keys out of order: ${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(sorted[i])}`)
-      repeats = true
-    }
-    const keys = repeats ? sorted.filter((key, i) => i === 0 || key !== sorted[i - 1]) : sorted
-    return new TermTree(keys.length === 0 ? {end: false, labels: [], kids: []} : build(keys, 0, keys.length, 0))
+    return new TermTree(sorted.length === 0 ? {end: false, labels: [], kids: []} : build(sorted, 0, sorted.length, 0))
   }
 
   /** Adds `key` (again is fine). */
@@ -158,23 +153,36 @@ export class TermTree {
   }
 }
 
-/** The node over sorted[lo..hi), keys that share their first `depth` code units. */
+/**
+ * The node over sorted[lo..hi), keys that share their first `depth` code units. Keys are in order
+ * exactly when, at every node, the key ending there comes first and the edges' first code units
+ * rise: that is checked on the way, at the cost of reading each key's part of each edge once.
+ */
 function build(sorted: readonly string[], lo: number, hi: number, depth: number): Node {
   let i = lo
-  const ends = sorted[i]!.length === depth
-  if (ends) i++
+  while (i < hi && sorted[i]!.length === depth) i++
+  const ends = i > lo
   if (i === hi) return leaf()
   const out: Node = {end: ends, labels: [], kids: []}
+  let previous = -1
   while (i < hi) {
     const first = sorted[i]!
     const code = first.charCodeAt(depth)
+    // NaN (a key ending here, after others) fails this too.
+    if (!(code > previous))
+      throw new RangeError(`keys out of order: ${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(first)}`)
+    previous = code
+    // The edge is what all keys starting with `code` share.
+    let end = first.length
     let j = i + 1
-    while (j < hi && sorted[j]!.charCodeAt(depth) === code) j++
-    // Sorted keys share what the first and the last of them share.
-    const last = sorted[j - 1]!
-    let end = depth + 1
-    const max = Math.min(first.length, last.length)
-    while (end < max && first.charCodeAt(end) === last.charCodeAt(end)) end++
+    for (; j < hi; j++) {
+      const key = sorted[j]!
+      if (key.charCodeAt(depth) !== code) break
+      const max = Math.min(end, key.length)
+      let e = depth + 1
+      while (e < max && key.charCodeAt(e) === first.charCodeAt(e)) e++
+      end = e
+    }
     out.labels.push(first.slice(depth, end))
     out.kids.push(build(sorted, i, j, end))
     i = j

@@ -178,6 +178,23 @@ describe('TermTree: the radix tree of prefix and typo lookups', () => {
     assert.deepEqual(tree.withPrefix(''), ['a', 'b'])
   })
 
+  it('builds from keys in order, repeats and all, and refuses any other order', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          words,
+          words.map((keys) => [...keys].sort()),
+        ),
+        (keys) => {
+          const inOrder = keys.every((key, i) => i === 0 || keys[i - 1]! <= key)
+          if (!inOrder) return assert.throws(() => TermTree.fromSorted(keys), RangeError)
+          assert.deepEqual(TermTree.fromSorted(keys).withPrefix(''), sortedUnique(keys))
+        },
+      ),
+      {numRuns: 500},
+    )
+  })
+
   it('refuses keys out of order, and a negative or fractional edit count', () => {
     assert.throws(() => TermTree.fromSorted(['b', 'a']), RangeError)
     assert.throws(() => TermTree.fromSorted(['é', 'z']), RangeError)
