@@ -19,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const src = join(root, 'src')
 
 /** Bundled into dist: what `mem search` and `mem add` load, and what those packages import. */
-const BUNDLED = new Set(['@oclif/core', 'valibot', 'lowdb', 'minisearch', 'stemmer', 'ulid', 'chrono-node'])
+const BUNDLED = new Set(['@oclif/core', 'valibot', 'lowdb', 'stemmer', 'ulid', 'chrono-node'])
 /** Optional imports of bundled packages that must stay runtime lookups (oclif's TypeScript support). */
 const NEVER_BUNDLED = new Set(['typescript', 'ts-node', 'tsx'])
 
@@ -52,14 +52,13 @@ const hotPathOnly = {
 
 /**
  * Which ranking code a saved search index comes from (src/store/search-cache.ts): the search
- * sources and the versions of the libraries that tokenize and index.
+ * sources and the version of the stemmer, which makes the terms an index keeps.
  */
 function searchSignature() {
   const hash = createHash('sha256')
   for (const file of files(join(src, 'search'), (n) => /\.tsx?$/.test(n)).sort())
     hash.update(relative(src, file)).update(readFileSync(file))
-  for (const pkg of ['minisearch', 'stemmer'])
-    hash.update(readFileSync(join(root, 'node_modules', pkg, 'package.json')))
+  hash.update(readFileSync(join(root, 'node_modules', 'stemmer', 'package.json')))
   return hash.digest('hex').slice(0, 16)
 }
 

@@ -1,9 +1,8 @@
-import SearchableMap from 'minisearch/SearchableMap'
-
 import type {Accumulator} from './accumulator.js'
 import {DamagedIndex} from './damaged-index.js'
 import {allLines, indexOfSorted, prefixRange, type Lines} from './lines.js'
 import {looseMatches, type KeySource, type LooseRules, type LooseWay} from './loose-match.js'
+import {TermTree} from './term-tree.js'
 import {toTerm, type QueryWord} from './tokenize.js'
 
 /** BM25+ parameters, as MiniSearch names them: saturation k, length normalisation b, floor d. */
@@ -121,8 +120,8 @@ export interface WordMatch {
  * document and sorts them all, which takes ~200 ms when a common word (a user's name) is in
  * half of 100,000 facts; here scoring is a loop over numbers and the caller keeps the best few.
  * A loaded index answers from its sorted term table by binary search, and prefixes by ranges of
- * it; MiniSearch's radix tree serves the words added since, and typo lookups (over every word,
- * built on the first query that needs one and then kept up to date).
+ * it; a radix tree (term-tree.ts) serves the words added since, and typo lookups (over every
+ * word, built on the first query that needs one and then kept up to date).
  */
 export class InvertedIndex {
   /** Terms looked up or added since loading, by text; those whose documents are all gone have df 0. */
@@ -134,9 +133,9 @@ export class InvertedIndex {
   /** The terms some surface word stems to ("stori" for "stories"), built on the first typo lookup, then kept up to date. */
   private surfaceStems?: Set<string>
   /** Terms and surface words added since loading, for prefix lookups; built when first needed, then kept up to date. */
-  private recent?: SearchableMap<true>
+  private recent?: TermTree
   /** Every term and surface word, for typo lookups; a key whose term is gone leads nowhere. */
-  private radix?: SearchableMap<true>
+  private radix?: TermTree
   private docs = new DocTerms()
   private lengths = new Uint32Array(0)
   private live = 0
@@ -157,8 +156,8 @@ export class InvertedIndex {
     for (const word of surfaces) {
       if (this.hasSurface(word)) continue
       this.surfaces.add(word)
-      this.recent?.set(word, true)
-      this.radix?.set(word, true)
+      this.recent?.add(word)
+      this.radix?.add(word)
       const stem = this.surfaceStems && toTerm(word)
       if (stem) this.surfaceStems!.add(stem)
     }
@@ -465,7 +464,7 @@ export class InvertedIndex {
   private readonly keys: KeySource = {
     withPrefix: (prefix) => {
       // Sorted, so that a loaded index and one built here sum a document's parts in the same order.
-      if (this.radix) return [...this.radix.atPrefix(prefix).keys()].sort()
+      if (this.radix) return this.radix.withPrefix(prefix)
       const found = new Set<string>()
       if (this.base) {
         for (const lines of [this.base.terms, this.base.surfaces]) {
@@ -473,7 +472,7 @@ export class InvertedIndex {
           for (let i = from; i < to; i++) found.add(lines.at(i)!)
         }
       }
-      for (const key of this.recentKeys().atPrefix(prefix).keys()) found.add(key)
+      for (const key of this.recentKeys().withPrefix(prefix)) found.add(key)
       return [...found].sort()
     },
     tree: () => this.tree(),
@@ -503,23 +502,23 @@ export class InvertedIndex {
   }
 
   /** The tree over the keys added since loading, for prefix lookups; built when first needed. */
-  private recentKeys(): SearchableMap<true> {
+  private recentKeys(): TermTree {
     if (!this.recent) {
       const keys = mergeSorted(this.addedTerms(), [...this.surfaces].sort())
-      this.recent = new SearchableMap<true>(radixTree(keys, () => true))
+      this.recent = TermTree.fromSorted(keys)
     }
     return this.recent
   }
 
   /** The radix tree over every term and surface word, for typo lookups; built when first needed. */
-  private tree(): SearchableMap<true> {
+  private tree(): TermTree {
     if (!this.radix) {
       let terms = this.addedTerms()
       if (this.base) {
         const loaded = allLines(this.base.terms).filter((text, t) => (this.byId[t]?.df ?? 1) > 0)
         terms = mergeSorted(loaded, terms)
       }
-      this.radix = new SearchableMap<true>(radixTree(mergeSorted(terms, this.sortedSurfaces()), () => true))
+      this.radix = TermTree.fromSorted(mergeSorted(terms, this.sortedSurfaces()))
     }
     return this.radix
   }
@@ -548,8 +547,8 @@ export class InvertedIndex {
     }
     // New, or back after all its documents had gone (the trees are built from live terms).
     if (p.df === 0) {
-      this.recent?.set(text, true)
-      this.radix?.set(text, true)
+      this.recent?.add(text)
+      this.radix?.add(text)
     }
     return p
   }
@@ -652,41 +651,6 @@ function push(p: Postings, slot: number, tf: number): void {
   }
   p.entries[p.size++] = slot
   p.entries[p.size++] = tf
-}
-
-type Radix<T> = Map<string, T | Radix<T>>
-
-/**
- * MiniSearch's radix tree (a Map per node, edges labelled with the rest of the key's shared
- * part, the value under the empty key) built from `sorted` unique keys in one pass: the same
- * tree `set` would build key by key, in a fraction of the time.
- */
-function radixTree<T>(
-  sorted: readonly string[],
-  valueOf: (key: string) => T,
-): ConstructorParameters<typeof SearchableMap<T>>[0] {
-  const node = (lo: number, hi: number, depth: number): Radix<T> => {
-    const out: Radix<T> = new Map()
-    let i = lo
-    if (sorted[i]!.length === depth) out.set('', valueOf(sorted[i++]!))
-    while (i < hi) {
-      const first = sorted[i]!
-      const c = first[depth]
-      let j = i + 1
-      while (j < hi && sorted[j]![depth] === c) j++
-      const last = sorted[j - 1]!
-      let end = depth + 1
-      const max = Math.min(first.length, last.length)
-      while (end < max && first[end] === last[end]) end++
-      out.set(first.slice(depth, end), node(i, j, end))
-      i = j
-    }
-    return out
-  }
-  // The tree's node type is internal to MiniSearch; its constructor takes one as is.
-  return (sorted.length === 0 ? new Map() : node(0, sorted.length, 0)) as ConstructorParameters<
-    typeof SearchableMap<T>
-  >[0]
 }
 
 /**

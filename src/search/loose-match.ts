@@ -1,5 +1,4 @@
-import type SearchableMap from 'minisearch/SearchableMap'
-
+import type {TermTree} from './term-tree.js'
 import type {QueryWord} from './tokenize.js'
 import {isUnspaced} from './unspaced.js'
 
@@ -25,7 +24,7 @@ export interface KeySource {
   /** Every key that starts with `prefix`, itself included, in any order. */
   withPrefix(prefix: string): string[]
   /** A radix tree of every key, for typo lookups (costly to build: asked only when a word is in no fact). */
-  tree(): SearchableMap<true>
+  tree(): TermTree
 }
 
 /**
@@ -79,20 +78,20 @@ export function looseMatches(
 }
 
 /** Keys at most `most` edits from `word`, a transposition counting as one edit; with the fewest edits each. */
-function typos(word: string, tree: SearchableMap<true>, most: number): Map<string, number> {
+function typos(word: string, tree: TermTree, most: number): Map<string, number> {
   const edits = new Map<string, number>()
   const offer = (key: string, n: number) => {
     if (n <= most && (edits.get(key) ?? Number.POSITIVE_INFINITY) > n) edits.set(key, n)
   }
-  for (const [key, [, distance]] of tree.fuzzyGet(word, most)) offer(key, distance)
-  // The radix tree counts a transposition as two edits: try each swap as one.
+  for (const [key, distance] of tree.within(word, most)) offer(key, distance)
+  // The tree counts a transposition as two edits: try each swap as one.
   for (let i = 0; i + 1 < word.length; i++) {
     if (word[i] === word[i + 1]) continue
     const swapped = word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2)
     if (most === 1) {
       if (tree.has(swapped)) offer(swapped, 1)
     } else {
-      for (const [key, [, distance]] of tree.fuzzyGet(swapped, most - 1)) offer(key, distance + 1)
+      for (const [key, distance] of tree.within(swapped, most - 1)) offer(key, distance + 1)
     }
   }
   return edits

@@ -1,0 +1,218 @@
+/**
+ * One node of a {@link TermTree}: whether a key ends here, and the edges below it, sorted by
+ * label. Labels of one node start with distinct code units, so that order is also theirs.
+ */
+interface Node {
+  end: boolean
+  labels: string[]
+  kids: Node[]
+}
+
+/** The edges of a node with none, shared: most nodes are leaves, and two arrays each would be most of the tree. */
+const NO_LABELS: string[] = []
+const NO_KIDS: Node[] = []
+
+const leaf = (): Node => ({end: true, labels: NO_LABELS, kids: NO_KIDS})
+
+/**
+ * A radix tree of the words search knows (terms and words as written), answering what loose
+ * matching asks (loose-match.ts): the words a prefix starts, and the words within a number of
+ * edits of a misspelt one. Strings are compared by UTF-16 code units, as `<` and `sort()` do: keys
+ * come back in the order `sort()` gives, and an edit is a change of one code unit (a letter outside
+ * the Basic Multilingual Plane, an emoji, takes two).
+ */
+export class TermTree {
+  private constructor(private readonly root: Node) {}
+
+  /**
+   * A tree of `sorted` keys (ascending, as `sort()` orders them; repeats are skipped), built in
+   * one pass that also checks the order: keys out of order throw a RangeError.
+   */
+  static fromSorted(sorted: readonly string[]): TermTree {
+    return new TermTree(sorted.length === 0 ? {end: false, labels: [], kids: []} : build(sorted, 0, sorted.length, 0))
+  }
+
+  /** Adds `key` (again is fine). */
+  add(key: string): void {
+    let at = this.root
+    let pos = 0
+    for (;;) {
+      if (pos === key.length) {
+        at.end = true
+        return
+      }
+      const k = childIndex(at, key.charCodeAt(pos))
+      if (k < 0) {
+        if (at.labels === NO_LABELS) {
+          at.labels = []
+          at.kids = []
+        }
+        at.labels.splice(~k, 0, key.slice(pos))
+        at.kids.splice(~k, 0, leaf())
+        return
+      }
+      const label = at.labels[k]!
+      const shared = sharedLength(label, key, pos)
+      if (shared < label.length) {
+        // The key leaves the edge part way: the edge splits there.
+        const middle: Node = {end: false, labels: [label.slice(shared)], kids: [at.kids[k]!]}
+        at.labels[k] = label.slice(0, shared)
+        at.kids[k] = middle
+      }
+      at = at.kids[k]!
+      pos += shared
+    }
+  }
+
+  has(key: string): boolean {
+    let at = this.root
+    let pos = 0
+    while (pos < key.length) {
+      const k = childIndex(at, key.charCodeAt(pos))
+      if (k < 0 || !key.startsWith(at.labels[k]!, pos)) return false
+      pos += at.labels[k]!.length
+      at = at.kids[k]!
+    }
+    return at.end
+  }
+
+  /** Every key that starts with `prefix`, `prefix` itself included, in sorted order. */
+  withPrefix(prefix: string): string[] {
+    let at = this.root
+    let pos = 0
+    let path = ''
+    while (pos < prefix.length) {
+      const k = childIndex(at, prefix.charCodeAt(pos))
+      if (k < 0) return []
+      const label = at.labels[k]!
+      const rest = prefix.length - pos
+      // The prefix ends inside this edge, or passes through it whole.
+      if (rest <= label.length ? !label.startsWith(prefix.slice(pos)) : !prefix.startsWith(label, pos)) return []
+      path += label
+      pos += label.length
+      at = at.kids[k]!
+    }
+    const out: string[] = []
+    collect(at, path, out)
+    return out
+  }
+
+  /**
+   * The keys at most `most` edits from `word`, each with its edits (Levenshtein distance: an
+   * insertion, deletion or substitution of one code unit; swapping two neighbours is two), in
+   * sorted order. Walks the tree keeping one row of the edit matrix per code unit on the path,
+   * and leaves a branch as soon as its row's least distance is over `most`.
+   */
+  within(word: string, most: number): Map<string, number> {
+    if (!Number.isInteger(most) || most < 0) throw new RangeError(`most must be a whole number ≥ 0, not ${most}`)
+    const found = new Map<string, number>()
+    const last = word.length
+    const far = most + 1
+    // A path within `most` edits keeps to the cells (i, j) with |i - j| <= most: row i holds only
+    // those, column j at i * width + j - i + far, between two cells that stay `far` (below their
+    // true value, but far enough that nothing computed from them comes within `most`). A key
+    // more than `most` longer than the word is too far: rows 0..last+most are all a path needs.
+    const width = 2 * most + 3
+    const matrix = new Int32Array((last + most + 1) * width).fill(far)
+    for (let i = 0; i <= most; i++) matrix[i * width + far - i] = i
+    for (let j = 1; j <= Math.min(last, most); j++) matrix[j + far] = j
+    const codes = new Uint16Array(last)
+    for (let j = 0; j < last; j++) codes[j] = word.charCodeAt(j)
+
+    const visit = (at: Node, key: string, depth: number): void => {
+      if (at.end && Math.abs(last - depth) <= most) {
+        const distance = matrix[depth * width + last - depth + far]!
+        if (distance <= most) found.set(key, distance)
+      }
+      edges: for (let k = 0; k < at.labels.length; k++) {
+        const label = at.labels[k]!
+        let i = depth
+        for (let pos = 0; pos < label.length; pos++) {
+          i++
+          if (i > last + most) continue edges
+          const code = label.charCodeAt(pos)
+          // Cell (i, j) is at base + j; (i - 1, j - 1) at the same place a row up, (i - 1, j) one after.
+          const base = i * width - i + far
+          let least = i <= most ? i : far
+          const hi = Math.min(last, i + most)
+          for (let j = Math.max(1, i - most); j <= hi; j++) {
+            const replace = matrix[base - width + j]! + (code === codes[j - 1] ? 0 : 1)
+            const remove = matrix[base - width + j + 1]! + 1
+            const insert = matrix[base + j - 1]! + 1
+            const d = replace < remove ? (replace < insert ? replace : insert) : remove < insert ? remove : insert
+            matrix[base + j] = d
+            if (d < least) least = d
+          }
+          if (least > most) continue edges
+        }
+        visit(at.kids[k]!, key + label, i)
+      }
+    }
+    visit(this.root, '', 0)
+    return found
+  }
+}
+
+/**
+ * The node over sorted[lo..hi), keys that share their first `depth` code units. Keys are in order
+ * exactly when, at every node, the key ending there comes first and the edges' first code units
+ * rise: that is checked on the way, at the cost of reading each key's part of each edge once.
+ */
+function build(sorted: readonly string[], lo: number, hi: number, depth: number): Node {
+  let i = lo
+  while (i < hi && sorted[i]!.length === depth) i++
+  const ends = i > lo
+  if (i === hi) return leaf()
+  const out: Node = {end: ends, labels: [], kids: []}
+  let previous = -1
+  while (i < hi) {
+    const first = sorted[i]!
+    const code = first.charCodeAt(depth)
+    // NaN (a key ending here, after others) fails this too.
+    if (!(code > previous))
+      throw new RangeError(`keys out of order: ${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(first)}`)
+    previous = code
+    // The edge is what all keys starting with `code` share.
+    let end = first.length
+    let j = i + 1
+    for (; j < hi; j++) {
+      const key = sorted[j]!
+      if (key.charCodeAt(depth) !== code) break
+      const max = Math.min(end, key.length)
+      let e = depth + 1
+      while (e < max && key.charCodeAt(e) === first.charCodeAt(e)) e++
+      end = e
+    }
+    out.labels.push(first.slice(depth, end))
+    out.kids.push(build(sorted, i, j, end))
+    i = j
+  }
+  return out
+}
+
+/** The index of the edge of `at` starting with `code`, or ~(where it would go). */
+function childIndex(at: Node, code: number): number {
+  let lo = 0
+  let hi = at.labels.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const c = at.labels[mid]!.charCodeAt(0)
+    if (c === code) return mid
+    if (c < code) lo = mid + 1
+    else hi = mid
+  }
+  return ~lo
+}
+
+/** How many code units `label` shares with `key` from `pos` on (at least the first, which led to it). */
+function sharedLength(label: string, key: string, pos: number): number {
+  const max = Math.min(label.length, key.length - pos)
+  let shared = 1
+  while (shared < max && label.charCodeAt(shared) === key.charCodeAt(pos + shared)) shared++
+  return shared
+}
+
+function collect(at: Node, key: string, out: string[]): void {
+  if (at.end) out.push(key)
+  for (let k = 0; k < at.labels.length; k++) collect(at.kids[k]!, key + at.labels[k]!, out)
+}
