@@ -4,9 +4,9 @@ import {join} from 'node:path'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 
-import {createToken, startHttpServe, type HttpServe} from '../helpers/http.js'
-import {installedClient} from '../helpers/installed-client.js'
-import {mem, tempHome} from '../helpers/mem.js'
+import {createToken} from '../helpers/http.js'
+import {bridgeSuite} from '../helpers/installed-client.js'
+import {mem} from '../helpers/mem.js'
 
 /** The mcp-remote version these tests run; installed on first use (test/helpers/installed-client.ts). */
 const MCP_REMOTE = '0.15.1'
@@ -62,24 +62,11 @@ function bridge(
 
 describe("Claude Desktop's entry from mem mcp config --http, run by the real mcp-remote bridge", function () {
   this.timeout(120_000)
-  let bin: string
-  const temp = tempHome()
-  let served: HttpServe
-
-  before(async function () {
-    this.timeout(600_000)
-    bin = installedClient('mcp-remote', MCP_REMOTE)
-    served = await startHttpServe(temp.home)
-  })
-
-  after(async () => {
-    await served?.stop()
-    temp.cleanup()
-  })
+  const suite = bridgeSuite('mcp-remote', MCP_REMOTE)
 
   it('connects with the token and serves every tool', async () => {
-    const token = createToken(temp.home, ['--name', 'desktop'])
-    const {transport, stderr} = bridge(bin, desktopEntry(temp.home, served.url, token), temp.home)
+    const token = createToken(suite.home, ['--name', 'desktop'])
+    const {transport, stderr} = bridge(suite.bin, desktopEntry(suite.home, suite.url, token), suite.home)
     const client = new Client({name: 'claude-desktop', version: '1'})
     try {
       await client.connect(transport)
@@ -89,19 +76,19 @@ describe("Claude Desktop's entry from mem mcp config --http, run by the real mcp
     } finally {
       await client.close()
     }
-    assert.match(mem(temp.home, ['search', 'mcp-remote']).stdout, /Stored through mcp-remote/)
+    assert.match(mem(suite.home, ['search', 'mcp-remote']).stdout, /Stored through mcp-remote/)
   })
 
   it('with a revoked token, fails saying the token was refused and how to make one, having stored nothing', async () => {
-    const token = createToken(temp.home, ['--name', 'revoked'])
-    assert.equal(mem(temp.home, ['token', 'revoke', 'revoked']).code, 0)
-    const before = mem(temp.home, ['list', '--json']).stdout
-    const {transport, stderr} = bridge(bin, desktopEntry(temp.home, served.url, token), temp.home)
+    const token = createToken(suite.home, ['--name', 'revoked'])
+    assert.equal(mem(suite.home, ['token', 'revoke', 'revoked']).code, 0)
+    const before = mem(suite.home, ['list', '--json']).stdout
+    const {transport, stderr} = bridge(suite.bin, desktopEntry(suite.home, suite.url, token), suite.home)
     const client = new Client({name: 'claude-desktop', version: '1'})
     await assert.rejects(client.connect(transport))
     await client.close()
     assert.match(stderr(), /had its token refused/)
     assert.match(stderr(), /mem token create/)
-    assert.equal(mem(temp.home, ['list', '--json']).stdout, before)
+    assert.equal(mem(suite.home, ['list', '--json']).stdout, before)
   })
 })

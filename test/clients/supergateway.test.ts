@@ -7,9 +7,9 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
-import {createToken, startHttpServe, type HttpServe} from '../helpers/http.js'
-import {installedClient} from '../helpers/installed-client.js'
-import {BIN, mem, tempHome} from '../helpers/mem.js'
+import {createToken} from '../helpers/http.js'
+import {bridgeSuite} from '../helpers/installed-client.js'
+import {BIN, mem} from '../helpers/mem.js'
 
 /** The supergateway version these tests run; installed on first use (test/helpers/installed-client.ts). */
 const SUPERGATEWAY = '4.0.0'
@@ -40,28 +40,15 @@ async function connectWhenUp(url: string, child: ChildProcess): Promise<Client> 
 
 describe('supergateway, the bridge people put between stdio and HTTP', function () {
   this.timeout(120_000)
-  let bin: string
-  const temp = tempHome()
-  let served: HttpServe
-
-  before(async function () {
-    this.timeout(600_000)
-    bin = installedClient('supergateway', SUPERGATEWAY)
-    served = await startHttpServe(temp.home)
-  })
-
-  after(async () => {
-    await served?.stop()
-    temp.cleanup()
-  })
+  const suite = bridgeSuite('supergateway', SUPERGATEWAY)
 
   it('brings mem mcp serve --http to a stdio client, with the token as its bearer', async () => {
-    const token = createToken(temp.home, ['--name', 'gateway'])
+    const token = createToken(suite.home, ['--name', 'gateway'])
     const client = new Client({name: 'stdio-only', version: '1'})
     await client.connect(
       new StdioClientTransport({
-        command: join(bin, 'supergateway'),
-        args: ['--streamableHttp', served.url, '--oauth2Bearer', token, '--logLevel', 'none'],
+        command: join(suite.bin, 'supergateway'),
+        args: ['--streamableHttp', suite.url, '--oauth2Bearer', token, '--logLevel', 'none'],
         stderr: 'ignore',
       }),
     )
@@ -72,30 +59,30 @@ describe('supergateway, the bridge people put between stdio and HTTP', function 
     } finally {
       await client.close()
     }
-    assert.match(mem(temp.home, ['search', 'gateway']).stdout, /Stored through the gateway/)
+    assert.match(mem(suite.home, ['search', 'gateway']).stdout, /Stored through the gateway/)
   })
 
   it('refuses a stdio client whose bearer is wrong, storing nothing', async () => {
-    const before = mem(temp.home, ['list', '--json']).stdout
+    const before = mem(suite.home, ['list', '--json']).stdout
     const client = new Client({name: 'stdio-only', version: '1'})
     await assert.rejects(
       client.connect(
         new StdioClientTransport({
-          command: join(bin, 'supergateway'),
-          args: ['--streamableHttp', served.url, '--oauth2Bearer', 'mem_not-a-token', '--logLevel', 'none'],
+          command: join(suite.bin, 'supergateway'),
+          args: ['--streamableHttp', suite.url, '--oauth2Bearer', 'mem_not-a-token', '--logLevel', 'none'],
           stderr: 'ignore',
         }),
       ),
     )
     await client.close()
-    assert.equal(mem(temp.home, ['list', '--json']).stdout, before)
+    assert.equal(mem(suite.home, ['list', '--json']).stdout, before)
   })
 
   it('serves mem mcp serve on stdio over Streamable HTTP, on the same store', async () => {
-    assert.equal(mem(temp.home, ['add', 'The wrapped server finds the zebrafish tank notes']).code, 0)
+    assert.equal(mem(suite.home, ['add', 'The wrapped server finds the zebrafish tank notes']).code, 0)
     const port = await freePort()
     const child = spawn(
-      join(bin, 'supergateway'),
+      join(suite.bin, 'supergateway'),
       [
         '--stdio',
         `"${process.execPath}" "${BIN}" mcp serve`,
@@ -104,7 +91,7 @@ describe('supergateway, the bridge people put between stdio and HTTP', function 
         '--port',
         String(port),
       ],
-      {env: {...process.env, MEM_HOME: temp.home}, stdio: 'ignore'},
+      {env: {...process.env, MEM_HOME: suite.home}, stdio: 'ignore'},
     )
     try {
       const client = await connectWhenUp(`http://127.0.0.1:${port}/mcp`, child)

@@ -57,3 +57,31 @@ function installedFolder(pkg: string, version: string, alongside: string[]): str
   }
   return dir
 }
+
+/**
+ * For a suite that runs a real bridge against `mem mcp serve --http`: installs the client before
+ * the suite, starts the server on a fresh home, and stops and removes both after it. Read
+ * `bin`, `home` and `url` in the tests.
+ */
+export function bridgeSuite(pkg: string, version: string): {bin: string; home: string; url: string} {
+  const suite = {} as {bin: string; home: string; url: string}
+  let stop = async () => {}
+  let cleanup = () => {}
+  before(async function () {
+    this.timeout(600_000)
+    suite.bin = installedClient(pkg, version)
+    const {startHttpServe} = await import('./http.js')
+    const {tempHome} = await import('./mem.js')
+    const temp = tempHome()
+    cleanup = temp.cleanup
+    suite.home = temp.home
+    const served = await startHttpServe(temp.home)
+    stop = async () => void (await served.stop())
+    suite.url = served.url
+  })
+  after(async () => {
+    await stop()
+    cleanup()
+  })
+  return suite
+}
