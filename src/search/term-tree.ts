@@ -153,41 +153,70 @@ export class TermTree {
   }
 }
 
+/** A node being built: its keys not yet under an edge are sorted[next..hi), sharing `depth` code units. */
+interface Building {
+  node: Node
+  next: number
+  hi: number
+  depth: number
+  /** The first code unit of the node's last edge so far (-1 before the first). */
+  previous: number
+}
+
 /**
  * The node over sorted[lo..hi), keys that share their first `depth` code units. Keys are in order
  * exactly when, at every node, the key ending there comes first and the edges' first code units
  * rise: that is checked on the way, at the cost of reading each key's part of each edge once.
+ *
+ * Depth first, each node's edges in order (so that the first pair of keys out of order is the one
+ * reported), with the nodes under construction in an array rather than on the call stack: nested
+ * keys ("a", "aa", "aaa", …) make the tree as deep as the longest of them, too deep to recurse.
  */
 function build(sorted: readonly string[], lo: number, hi: number, depth: number): Node {
+  const root = open(sorted, lo, hi, depth)
+  const path = [root]
+  while (path.length > 0) {
+    const top = path[path.length - 1]!
+    if (top.next === top.hi) path.pop()
+    else path.push(nextEdge(sorted, top))
+  }
+  return root.node
+}
+
+/** Starts the node over sorted[lo..hi): skips the key ending here, if any (a leaf when that is all). */
+function open(sorted: readonly string[], lo: number, hi: number, depth: number): Building {
   let i = lo
   while (i < hi && sorted[i]!.length === depth) i++
-  const ends = i > lo
-  if (i === hi) return leaf()
-  const out: Node = {end: ends, labels: [], kids: []}
-  let previous = -1
-  while (i < hi) {
-    const first = sorted[i]!
-    const code = first.charCodeAt(depth)
-    // NaN (a key ending here, after others) fails this too.
-    if (!(code > previous))
-      throw new RangeError(`keys out of order: ${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(first)}`)
-    previous = code
-    // The edge is what all keys starting with `code` share.
-    let end = first.length
-    let j = i + 1
-    for (; j < hi; j++) {
-      const key = sorted[j]!
-      if (key.charCodeAt(depth) !== code) break
-      const max = Math.min(end, key.length)
-      let e = depth + 1
-      while (e < max && key.charCodeAt(e) === first.charCodeAt(e)) e++
-      end = e
-    }
-    out.labels.push(first.slice(depth, end))
-    out.kids.push(build(sorted, i, j, end))
-    i = j
+  const node = i === hi ? leaf() : {end: i > lo, labels: [], kids: []}
+  return {node, next: i, hi, depth, previous: -1}
+}
+
+/** Adds the next edge of `at`, the one its next keys share, and starts the node at its end. */
+function nextEdge(sorted: readonly string[], at: Building): Building {
+  const {depth} = at
+  const i = at.next
+  const first = sorted[i]!
+  const code = first.charCodeAt(depth)
+  // NaN (a key ending here, after others) fails this too.
+  if (!(code > at.previous))
+    throw new RangeError(`keys out of order: ${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(first)}`)
+  at.previous = code
+  // The edge is what all keys starting with `code` share.
+  let end = first.length
+  let j = i + 1
+  for (; j < at.hi; j++) {
+    const key = sorted[j]!
+    if (key.charCodeAt(depth) !== code) break
+    const max = Math.min(end, key.length)
+    let e = depth + 1
+    while (e < max && key.charCodeAt(e) === first.charCodeAt(e)) e++
+    end = e
   }
-  return out
+  const kid = open(sorted, i, j, end)
+  at.node.labels.push(first.slice(depth, end))
+  at.node.kids.push(kid.node)
+  at.next = j
+  return kid
 }
 
 /** The index of the edge of `at` starting with `code`, or ~(where it would go). */
