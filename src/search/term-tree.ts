@@ -241,7 +241,22 @@ function sharedLength(label: string, key: string, pos: number): number {
   return shared
 }
 
+/**
+ * Appends the keys at and under `at` (whose path spells `key`) to `out`, in sorted order. A stack
+ * of nodes to visit rather than recursion: nested keys ("a", "aa", "aaa", …) make the tree as deep
+ * as the longest of them, too deep for the call stack.
+ */
 function collect(at: Node, key: string, out: string[]): void {
-  if (at.end) out.push(key)
-  for (let k = 0; k < at.labels.length; k++) collect(at.kids[k]!, key + at.labels[k]!, out)
+  const nodes = [at]
+  const keys = [key]
+  while (nodes.length > 0) {
+    const node = nodes.pop()!
+    const path = keys.pop()!
+    if (node.end) out.push(path)
+    // The last edge goes on first, so that the first comes off next and keys come out sorted.
+    for (let k = node.labels.length - 1; k >= 0; k--) {
+      nodes.push(node.kids[k]!)
+      keys.push(path + node.labels[k]!)
+    }
+  }
 }
