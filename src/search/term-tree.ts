@@ -119,36 +119,70 @@ export class TermTree {
     const codes = new Uint16Array(last)
     for (let j = 0; j < last; j++) codes[j] = word.charCodeAt(j)
 
-    const visit = (at: Node, key: string, depth: number): void => {
-      if (at.end && Math.abs(last - depth) <= most) {
-        const distance = matrix[depth * width + last - depth + far]!
-        if (distance <= most) found.set(key, distance)
-      }
-      edges: for (let k = 0; k < at.labels.length; k++) {
-        const label = at.labels[k]!
-        let i = depth
-        for (let pos = 0; pos < label.length; pos++) {
-          i++
-          if (i > last + most) continue edges
-          const code = label.charCodeAt(pos)
-          // Cell (i, j) is at base + j; (i - 1, j - 1) at the same place a row up, (i - 1, j) one after.
-          const base = i * width - i + far
-          let least = i <= most ? i : far
-          const hi = Math.min(last, i + most)
-          for (let j = Math.max(1, i - most); j <= hi; j++) {
-            const replace = matrix[base - width + j]! + (code === codes[j - 1] ? 0 : 1)
-            const remove = matrix[base - width + j + 1]! + 1
-            const insert = matrix[base + j - 1]! + 1
-            const d = replace < remove ? (replace < insert ? replace : insert) : remove < insert ? remove : insert
-            matrix[base + j] = d
-            if (d < least) least = d
-          }
-          if (least > most) continue edges
+    /**
+     * Fills the rows of `label`'s code units below row `depth`: the depth the edge reaches, or -1
+     * when every path through it is already more than `most` edits away (or too long).
+     */
+    const follow = (label: string, depth: number): number => {
+      let i = depth
+      for (let pos = 0; pos < label.length; pos++) {
+        i++
+        if (i > last + most) return -1
+        const code = label.charCodeAt(pos)
+        // Cell (i, j) is at base + j; (i - 1, j - 1) at the same place a row up, (i - 1, j) one after.
+        const base = i * width - i + far
+        let least = i <= most ? i : far
+        const hi = Math.min(last, i + most)
+        for (let j = Math.max(1, i - most); j <= hi; j++) {
+          const replace = matrix[base - width + j]! + (code === codes[j - 1] ? 0 : 1)
+          const remove = matrix[base - width + j + 1]! + 1
+          const insert = matrix[base + j - 1]! + 1
+          const d = replace < remove ? (replace < insert ? replace : insert) : remove < insert ? remove : insert
+          matrix[base + j] = d
+          if (d < least) least = d
         }
-        visit(at.kids[k]!, key + label, i)
+        if (least > most) return -1
       }
+      return i
     }
-    visit(this.root, '', 0)
+    const report = (key: string, depth: number): void => {
+      if (Math.abs(last - depth) > most) return
+      const distance = matrix[depth * width + last - depth + far]!
+      if (distance <= most) found.set(key, distance)
+    }
+
+    // Depth first, edges in order (so keys are found sorted), with the path in arrays rather
+    // than on the call stack: with nested keys ("a", "aa", "aaa", …) a path is as long as the
+    // word, too deep to recurse. Entry n of each array is the nth node on the path: the node, the
+    // key it spells, its row of the matrix, and its next edge to try (slots are reused, not
+    // allocated, as the path grows again). A node's rows stay put while its edges are tried one
+    // by one: what lies below an edge writes only the rows under them.
+    if (this.root.end) report('', 0)
+    const nodes = [this.root]
+    const keys = ['']
+    const depths = [0]
+    const nexts = [0]
+    let top = 0
+    walk: while (top >= 0) {
+      const at = nodes[top]!
+      for (let k = nexts[top]!; k < at.labels.length; k++) {
+        const depth = follow(at.labels[k]!, depths[top]!)
+        if (depth < 0) continue
+        const kid = at.kids[k]!
+        const key = keys[top]! + at.labels[k]!
+        if (kid.end) report(key, depth)
+        if (kid.labels.length > 0) {
+          nexts[top] = k + 1
+          top++
+          nodes[top] = kid
+          keys[top] = key
+          depths[top] = depth
+          nexts[top] = 0
+          continue walk
+        }
+      }
+      top--
+    }
     return found
   }
 }
