@@ -119,75 +119,138 @@ export class TermTree {
     const codes = new Uint16Array(last)
     for (let j = 0; j < last; j++) codes[j] = word.charCodeAt(j)
 
-    const visit = (at: Node, key: string, depth: number): void => {
-      if (at.end && Math.abs(last - depth) <= most) {
-        const distance = matrix[depth * width + last - depth + far]!
-        if (distance <= most) found.set(key, distance)
-      }
-      edges: for (let k = 0; k < at.labels.length; k++) {
-        const label = at.labels[k]!
-        let i = depth
-        for (let pos = 0; pos < label.length; pos++) {
-          i++
-          if (i > last + most) continue edges
-          const code = label.charCodeAt(pos)
-          // Cell (i, j) is at base + j; (i - 1, j - 1) at the same place a row up, (i - 1, j) one after.
-          const base = i * width - i + far
-          let least = i <= most ? i : far
-          const hi = Math.min(last, i + most)
-          for (let j = Math.max(1, i - most); j <= hi; j++) {
-            const replace = matrix[base - width + j]! + (code === codes[j - 1] ? 0 : 1)
-            const remove = matrix[base - width + j + 1]! + 1
-            const insert = matrix[base + j - 1]! + 1
-            const d = replace < remove ? (replace < insert ? replace : insert) : remove < insert ? remove : insert
-            matrix[base + j] = d
-            if (d < least) least = d
-          }
-          if (least > most) continue edges
+    /**
+     * Fills the rows of `label`'s code units below row `depth`: the depth the edge reaches, or -1
+     * when every path through it is already more than `most` edits away (or too long).
+     */
+    const follow = (label: string, depth: number): number => {
+      let i = depth
+      for (let pos = 0; pos < label.length; pos++) {
+        i++
+        if (i > last + most) return -1
+        const code = label.charCodeAt(pos)
+        // Cell (i, j) is at base + j; (i - 1, j - 1) at the same place a row up, (i - 1, j) one after.
+        const base = i * width - i + far
+        let least = i <= most ? i : far
+        const hi = Math.min(last, i + most)
+        for (let j = Math.max(1, i - most); j <= hi; j++) {
+          const replace = matrix[base - width + j]! + (code === codes[j - 1] ? 0 : 1)
+          const remove = matrix[base - width + j + 1]! + 1
+          const insert = matrix[base + j - 1]! + 1
+          const d = replace < remove ? (replace < insert ? replace : insert) : remove < insert ? remove : insert
+          matrix[base + j] = d
+          if (d < least) least = d
         }
-        visit(at.kids[k]!, key + label, i)
+        if (least > most) return -1
       }
+      return i
     }
-    visit(this.root, '', 0)
+    const report = (key: string, depth: number): void => {
+      if (Math.abs(last - depth) > most) return
+      const distance = matrix[depth * width + last - depth + far]!
+      if (distance <= most) found.set(key, distance)
+    }
+
+    // Depth first, edges in order (so keys are found sorted), with the path in arrays rather
+    // than on the call stack: with nested keys ("a", "aa", "aaa", …) a path is as long as the
+    // word, too deep to recurse. Entry n of each array is the nth node on the path: the node, the
+    // key it spells, its row of the matrix, and its next edge to try (slots are reused, not
+    // allocated, as the path grows again). A node's rows stay put while its edges are tried one
+    // by one: what lies below an edge writes only the rows under them.
+    if (this.root.end) report('', 0)
+    const nodes = [this.root]
+    const keys = ['']
+    const depths = [0]
+    const nexts = [0]
+    let top = 0
+    walk: while (top >= 0) {
+      const at = nodes[top]!
+      for (let k = nexts[top]!; k < at.labels.length; k++) {
+        const depth = follow(at.labels[k]!, depths[top]!)
+        if (depth < 0) continue
+        const kid = at.kids[k]!
+        const key = keys[top]! + at.labels[k]!
+        if (kid.end) report(key, depth)
+        if (kid.labels.length > 0) {
+          nexts[top] = k + 1
+          top++
+          nodes[top] = kid
+          keys[top] = key
+          depths[top] = depth
+          nexts[top] = 0
+          continue walk
+        }
+      }
+      top--
+    }
     return found
   }
+}
+
+/** A node being built: its keys not yet under an edge are sorted[next..hi), sharing `depth` code units. */
+interface Building {
+  node: Node
+  next: number
+  hi: number
+  depth: number
+  /** The first code unit of the node's last edge so far (-1 before the first). */
+  previous: number
 }
 
 /**
  * The node over sorted[lo..hi), keys that share their first `depth` code units. Keys are in order
  * exactly when, at every node, the key ending there comes first and the edges' first code units
  * rise: that is checked on the way, at the cost of reading each key's part of each edge once.
+ *
+ * Depth first, each node's edges in order (so that the first pair of keys out of order is the one
+ * reported), with the nodes under construction in an array rather than on the call stack: nested
+ * keys ("a", "aa", "aaa", …) make the tree as deep as the longest of them, too deep to recurse.
  */
 function build(sorted: readonly string[], lo: number, hi: number, depth: number): Node {
+  const root = open(sorted, lo, hi, depth)
+  const path = [root]
+  while (path.length > 0) {
+    const top = path[path.length - 1]!
+    if (top.next === top.hi) path.pop()
+    else path.push(nextEdge(sorted, top))
+  }
+  return root.node
+}
+
+/** Starts the node over sorted[lo..hi): skips the key ending here, if any (a leaf when that is all). */
+function open(sorted: readonly string[], lo: number, hi: number, depth: number): Building {
   let i = lo
   while (i < hi && sorted[i]!.length === depth) i++
-  const ends = i > lo
-  if (i === hi) return leaf()
-  const out: Node = {end: ends, labels: [], kids: []}
-  let previous = -1
-  while (i < hi) {
-    const first = sorted[i]!
-    const code = first.charCodeAt(depth)
-    // NaN (a key ending here, after others) fails this too.
-    if (!(code > previous))
-      throw new RangeError(`keys out of order: ${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(first)}`)
-    previous = code
-    // The edge is what all keys starting with `code` share.
-    let end = first.length
-    let j = i + 1
-    for (; j < hi; j++) {
-      const key = sorted[j]!
-      if (key.charCodeAt(depth) !== code) break
-      const max = Math.min(end, key.length)
-      let e = depth + 1
-      while (e < max && key.charCodeAt(e) === first.charCodeAt(e)) e++
-      end = e
-    }
-    out.labels.push(first.slice(depth, end))
-    out.kids.push(build(sorted, i, j, end))
-    i = j
+  const node = i === hi ? leaf() : {end: i > lo, labels: [], kids: []}
+  return {node, next: i, hi, depth, previous: -1}
+}
+
+/** Adds the next edge of `at`, the one its next keys share, and starts the node at its end. */
+function nextEdge(sorted: readonly string[], at: Building): Building {
+  const {depth} = at
+  const i = at.next
+  const first = sorted[i]!
+  const code = first.charCodeAt(depth)
+  // NaN (a key ending here, after others) fails this too.
+  if (!(code > at.previous))
+    throw new RangeError(`keys out of order: ${JSON.stringify(sorted[i - 1])} before ${JSON.stringify(first)}`)
+  at.previous = code
+  // The edge is what all keys starting with `code` share.
+  let end = first.length
+  let j = i + 1
+  for (; j < at.hi; j++) {
+    const key = sorted[j]!
+    if (key.charCodeAt(depth) !== code) break
+    const max = Math.min(end, key.length)
+    let e = depth + 1
+    while (e < max && key.charCodeAt(e) === first.charCodeAt(e)) e++
+    end = e
   }
-  return out
+  const kid = open(sorted, i, j, end)
+  at.node.labels.push(first.slice(depth, end))
+  at.node.kids.push(kid.node)
+  at.next = j
+  return kid
 }
 
 /** The index of the edge of `at` starting with `code`, or ~(where it would go). */
@@ -212,7 +275,22 @@ function sharedLength(label: string, key: string, pos: number): number {
   return shared
 }
 
+/**
+ * Appends the keys at and under `at` (whose path spells `key`) to `out`, in sorted order. A stack
+ * of nodes to visit rather than recursion: nested keys ("a", "aa", "aaa", …) make the tree as deep
+ * as the longest of them, too deep for the call stack.
+ */
 function collect(at: Node, key: string, out: string[]): void {
-  if (at.end) out.push(key)
-  for (let k = 0; k < at.labels.length; k++) collect(at.kids[k]!, key + at.labels[k]!, out)
+  const nodes = [at]
+  const keys = [key]
+  while (nodes.length > 0) {
+    const node = nodes.pop()!
+    const path = keys.pop()!
+    if (node.end) out.push(path)
+    // The last edge goes on first, so that the first comes off next and keys come out sorted.
+    for (let k = node.labels.length - 1; k >= 0; k--) {
+      nodes.push(node.kids[k]!)
+      keys.push(path + node.labels[k]!)
+    }
+  }
 }

@@ -27,6 +27,34 @@ const reference = {
 }
 
 /**
+ * {@link reference}'s `within` for many long keys, sorted and unique: a key's length differs from
+ * the word's by no more than its distance, and a prefix the two share takes no edits.
+ */
+function near(sorted: readonly string[], word: string, most: number): [string, number][] {
+  return sorted.flatMap((key): [string, number][] => {
+    if (Math.abs(key.length - word.length) > most) return []
+    let shared = 0
+    while (shared < key.length && key[shared] === word[shared]) shared++
+    const distance = editDistance(word.slice(shared), key.slice(shared))
+    return distance <= most ? [[key, distance]] : []
+  })
+}
+
+/**
+ * `actual` is `expected`, for lists too long to compare whole (20,000 keys of up to 20,000 code
+ * units take seconds): every key's length, and in full every 100th key and the last 20.
+ */
+function sameLongKeys(actual: readonly string[], expected: readonly string[], message: string): void {
+  assert.deepEqual(
+    actual.map((key) => key.length),
+    expected.map((key) => key.length),
+    message,
+  )
+  for (let i = 0; i < expected.length; i++)
+    if (i % 100 === 0 || i >= expected.length - 20) assert.equal(actual[i], expected[i], `${message}, key ${i}`)
+}
+
+/**
  * Words with much in common (a few letters, so prefixes are shared and edits land on other
  * words), accented and CJK letters, an emoji (two code units), lone surrogates, and the empty word.
  */
@@ -217,5 +245,42 @@ describe('TermTree: the radix tree of prefix and typo lookups', () => {
       ],
     )
     assert.equal(tree.withPrefix('w').length, 5000)
+  })
+
+  it('answers for keys nested 20,000 deep, where walking the tree by recursion ran out of stack', () => {
+    // "a", "aa", … up to 20,000 a's, as a memory of hostile content can hold (200 million
+    // characters spelt out, here slices of one string), and some followed by "b", so that nodes
+    // far down have two edges. Building, prefix and typo lookups each overflowed the call stack.
+    const depth = 20_000
+    const as = 'a'.repeat(depth + 2)
+    const a = (n: number) => as.slice(0, n)
+    const forks = [1, 2, 999, 1000, 5000, 10_000, 15_000, depth - 2, depth - 1, depth]
+    // Sorted: the runs of a's, shortest first, then the forks, longest first ("aab" before "ab").
+    const keys = [...Array.from({length: depth}, (_, i) => a(i + 1)), ...[...forks].reverse().map((n) => `${a(n)}b`)]
+    const answers = (tree: TermTree, held: readonly string[], how: string) => {
+      for (const prefix of ['', 'a', a(999), `${a(999)}b`, a(depth - 1), a(depth), a(depth + 1), 'b']) {
+        const expected = held.filter((key) => key.startsWith(prefix))
+        sameLongKeys(tree.withPrefix(prefix), expected, `${how}: prefix of ${prefix.length}`)
+      }
+      for (const word of [a(depth), `${a(depth - 1)}c`, a(depth + 1), `${a(10_000)}ba`, `${a(12_345)}b`]) {
+        // Each word is two edits or fewer from some key, so that not every answer is empty.
+        assert.ok(near(held, word, 2).length > 0, `${how}: no key within 2 of the word ${word.length} long`)
+        for (const most of [1, 2])
+          assert.deepEqual(
+            [...tree.within(word, most)],
+            near(held, word, most),
+            `${how}: ${word.length} long, within ${most}`,
+          )
+      }
+    }
+
+    // One tree (building one takes a second): built without every 1000th run, the longest and
+    // every other fork, which are then added, last first (splitting edges far down).
+    const later = (i: number) => i % 1000 === 500 || (i >= depth - 1 && i % 2 === 1)
+    const first = keys.filter((_, i) => !later(i))
+    const tree = TermTree.fromSorted(first)
+    answers(tree, first, 'built')
+    for (const key of keys.filter((_, i) => later(i)).reverse()) tree.add(key)
+    answers(tree, keys, 'added')
   })
 })
