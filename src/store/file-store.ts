@@ -28,15 +28,8 @@ import {
 import {bumpRevision, HeldRevision, readRevision, type Revision} from './revision.js'
 import {buildIndex, openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
 import {SearchView, type ReadOneFn, type ReadSegment, type ReadSegmentFn} from './search-view.js'
-import {
-  factDigest,
-  loadFactIndex,
-  readSaved,
-  saveIndex,
-  type FactIndexType,
-  type SavedIndex,
-  type SavedSegment,
-} from './search-cache.js'
+import {factDigest, readSaved, saveIndex, type SavedIndex, type SavedSegment} from './search-cache.js'
+import {loadFactIndex, type FactIndexType} from './search-code.js'
 import {SegmentIds} from './segment-ids.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, HeldDigests, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'

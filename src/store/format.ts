@@ -2,6 +2,7 @@ import * as v from 'valibot'
 
 import {MemError} from '../errors.js'
 import {corruptFile} from './durable-file.js'
+import {describeIssue} from './describe-issue.js'
 import {agentOfDataFile} from './paths.js'
 
 /**
@@ -112,10 +113,4 @@ export function encodeFile(kind: Kind, records: unknown[], path: string): unknow
 /** Where the bytes of a file are kept, unchanged, before it is upgraded from `version`. */
 export function preMigrationPath(path: string, version: number): string {
   return `${path}.v${version}.bak`
-}
-
-export function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {
-  if (!issue) return 'unknown problem'
-  const where = v.getDotPath(issue)
-  return where ? `${where}: ${issue.message}` : issue.message
 }

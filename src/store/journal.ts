@@ -21,7 +21,8 @@ import {
   identityText,
   removeQuietly,
 } from './durable-file.js'
-import {describeIssue, type Kind} from './format.js'
+import {describeIssue} from './describe-issue.js'
+import {type Kind} from './format.js'
 import {fsError} from './fs-errors.js'
 import {linkedDataFileFix, linkedDataFileProblem} from './links.js'
 import {JsonObject} from './records.js'

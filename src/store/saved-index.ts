@@ -1,14 +1,8 @@
 import type {FactIndex} from '../search/fact-index.js'
 import {allLines} from '../search/lines.js'
 import {isLive, type FactRecord} from './records.js'
-import {
-  factDigest,
-  readSaved,
-  type FactIndexType,
-  type IndexSource,
-  type SavedIndex,
-  type SavedSegment,
-} from './search-cache.js'
+import {factDigest, readSaved, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
+import type {FactIndexType} from './search-code.js'
 
 /**
  * Bringing a saved search index (src/store/search-cache.ts) up to date with the segments.

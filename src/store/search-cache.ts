@@ -16,6 +16,7 @@ import {DamagedIndex} from '../search/damaged-index.js'
 import {LINES_PER_BLOCK, LineBlock, type Lines} from '../search/lines.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
 import {isLink} from './links.js'
+import {SIGNATURE} from './search-code.js'
 
 /**
  * The search index of one agent, saved beside its segments so that a cold `mem search` loads
@@ -29,20 +30,6 @@ import {isLink} from './links.js'
  * them again. Anything unreadable, damaged (checksum), from another build of the ranking code
  * or of another version is thrown away and rebuilt. See docs/adr/0003-storage-layout.md.
  */
-
-/**
- * Which ranking code wrote an index: the build puts a hash of the search sources and of the
- * libraries they use here. Without it (running from sources), nothing is saved or loaded,
- * because an index saved by other code could tokenize differently.
- */
-declare const MEM_SEARCH_SIGNATURE: string | undefined
-/**
- * The build's hash, and the version of the ICU data Node runs with: Thai, Lao, Khmer and Burmese
- * are split into words by Intl.Segmenter's dictionary (src/search/unspaced.ts), which another
- * Node may cut differently, so an index saved under one is rebuilt under another.
- */
-export const SIGNATURE: string | undefined =
-  typeof MEM_SEARCH_SIGNATURE === 'string' ? `${MEM_SEARCH_SIGNATURE}.icu${process.versions.icu ?? '-'}` : undefined
 
 const FORMAT = 'mem.search-index'
 /** Bumped whenever the layout below changes: a file of another version is rebuilt, never read. */
@@ -164,13 +151,6 @@ function cacheDir(agentDir: string): string {
 /** Where the JSON index of earlier versions was saved; removed when the new one is. */
 function legacyCachePath(agentDir: string): string {
   return join(cacheDir(agentDir), 'search-index.json')
-}
-
-export type FactIndexType = typeof FactIndexClass
-
-/** The search code, loaded on first search only, so that writes (mem add) never pay for it. */
-export async function loadFactIndex(): Promise<FactIndexType> {
-  return (await import('../search/fact-index.js')).FactIndex
 }
 
 const LITTLE_ENDIAN = endianness() === 'LE'

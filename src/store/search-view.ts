@@ -2,7 +2,8 @@ import type {FactIndex} from '../search/fact-index.js'
 import {guarded} from './duplicates.js'
 import {isLive, type FactRecord} from './records.js'
 import {openPartial, reindex, type PartialIndex} from './saved-index.js'
-import {factDigest, type FactIndexType, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
+import {factDigest, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
+import type {FactIndexType} from './search-code.js'
 
 /** One record of a segment, read alone, if the segment still has `key` (undefined: read it whole). */
 export type ReadOneFn = (name: string, id: string, key: string) => FactRecord | undefined
