@@ -18,9 +18,9 @@ import {basename, dirname, join, relative, sep} from 'node:path'
 
 import type {SyncAdapter} from 'lowdb'
 
-import {MemError} from '../errors.js'
+import {MemError} from '../../errors.js'
 import {fsError} from './fs-errors.js'
-import {describeJsonError} from './json-position.js'
+import {describeJsonError} from '../json-position.js'
 
 export const FILE_MODE = 0o600
 export const DIR_MODE = 0o700

@@ -2,7 +2,7 @@ import {closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writ
 import {createRequire} from 'node:module'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {MemError} from '../errors.js'
+import {MemError} from '../../errors.js'
 import {FILE_MODE} from './durable-file.js'
 import {fsError} from './fs-errors.js'
 

@@ -1,20 +1,20 @@
 import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {MemError} from '../errors.js'
-import {DamagedIndex} from '../search/damaged-index.js'
-import type {FactIndex, SearchOptions} from '../search/fact-index.js'
+import {MemError} from '../../errors.js'
+import {DamagedIndex} from '../../search/damaged-index.js'
+import type {FactIndex, SearchOptions} from '../../search/fact-index.js'
 import {CachedSegments, type Change} from './cached-segments.js'
 import {fileChanges, idsIn} from './change-feed.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {ChangedMeanwhile, forgetIdentity, keepCopy, makeDirDurably} from './durable-file.js'
 import {FORMAT_VERSION, preMigrationPath} from './format.js'
 import {forgetJournal, JOURNAL_MAX_BYTES, type JournalOp} from './journal.js'
-import {idAfter, maxId} from './ids.js'
+import {idAfter, maxId} from '../ids.js'
 import {mayHoldRecord} from './id-scan.js'
 import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
-import {type CheckpointRecord, type FactRecord, isLive} from './records.js'
+import {type CheckpointRecord, type FactRecord, isLive} from '../records.js'
 import {
   checkpointRecord,
   contextOf,
@@ -24,16 +24,16 @@ import {
   newById,
   now,
   supersedingRecord,
-} from './record-rules.js'
+} from '../record-rules.js'
 import {bumpRevision, HeldRevision, readRevision, type Revision} from './revision.js'
 import {buildIndex, openIndex, openPartial, reindex, worthSaving, type OpenedIndex} from './saved-index.js'
 import {SearchView, type ReadOneFn, type ReadSegment, type ReadSegmentFn} from './search-view.js'
 import {factDigest, readSaved, saveIndex, type SavedIndex, type SavedSegment} from './search-cache.js'
-import {loadFactIndex, type FactIndexType} from './search-code.js'
+import {loadFactIndex, type FactIndexType} from '../search-code.js'
 import {SegmentIds} from './segment-ids.js'
 import {SegmentedFiles, type Segment} from './segments.js'
 import {contentHash, HeldDigests, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
-import {DuplicateIndex, guarded, normalizedContent} from './duplicates.js'
+import {DuplicateIndex, guarded, normalizedContent} from '../duplicates.js'
 import {
   PartialImport,
   type AddedFact,
@@ -48,7 +48,7 @@ import {
   type ScoredFact,
   type SearchQuery,
   type Store,
-} from './store.js'
+} from '../store.js'
 
 type Collection = 'facts' | 'checkpoints'
 
@@ -231,7 +231,7 @@ class AgentFiles {
 
   /**
    * Every fact id with its segment, for an import that must know which ids the agent has
-   * without holding its records: kept by segment key (src/store/segment-ids.ts), the segments
+   * without holding its records: kept by segment key (src/store/file/segment-ids.ts), the segments
    * that moved since read without being kept. Under the lock, after the write's refresh.
    */
   leanIds(): SegmentIds {
@@ -322,7 +322,7 @@ class AgentFiles {
   }
 
   /**
-   * The change feed (src/store/change-feed.ts): the fact segments by key, those that moved since
+   * The change feed (src/store/file/change-feed.ts): the fact segments by key, those that moved since
    * the cursor read without being kept unless held already; every other segment checked sound
    * as for any operation that does not read it.
    */
@@ -404,7 +404,7 @@ class AgentFiles {
   /**
    * The live standalone fact that already says `content`, for a process that read only the last
    * segment (the CLI): every other segment is vouched for by its saved digest while its identity
-   * holds (src/store/duplicate-digests.ts), or read and hashed again; a hash that hits is
+   * holds (src/store/file/duplicate-digests.ts), or read and hashed again; a hash that hits is
    * confirmed against the segment itself. So a cold `mem add` reads one segment, as without the guard.
    */
   coldDuplicate(content: string): FactRecord | undefined {
@@ -562,7 +562,7 @@ class AgentFiles {
 
   /**
    * A long-running process's search before any operation needed every record: by the view
-   * (src/store/search-view.ts), opened from the saved index on the first search and brought up
+   * (src/store/file/search-view.ts), opened from the saved index on the first search and brought up
    * to date by segment keys on every one, so that the first search costs what a cold one does
    * and no search serves a segment's text older than the file. Every other segment is checked
    * sound as for any operation that does not read it (verifySeen, as verifyRest does).
@@ -1342,7 +1342,7 @@ function appendPacked<T>(
 }
 
 /** Applies marks to facts that are still live, rewriting each touched segment once. */
-/** Which fact ids an agent has, and where: its id map, or the ids alone (src/store/segment-ids.ts). */
+/** Which fact ids an agent has, and where: its id map, or the ids alone (src/store/file/segment-ids.ts). */
 interface KnownIds {
   has(id: string): boolean
   segmentOf(id: string): string | undefined

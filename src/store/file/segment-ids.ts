@@ -1,10 +1,10 @@
-import type {FactRecord} from './records.js'
+import type {FactRecord} from '../records.js'
 import type {SavedSegment} from './search-cache.js'
 
 /**
  * Which fact ids an agent holds, and in which segment, without holding the records: what an
  * import needs to skip the ids it already has and to find the facts it marks. Kept by segment
- * key, like the search view (src/store/search-view.ts): a segment whose key moved since it was
+ * key, like the search view (src/store/file/search-view.ts): a segment whose key moved since it was
  * read (written by any process, edited by hand) is read again, and segments gone from the folder
  * drop their ids. 200,000 ids cost about 20 MiB here, against about 200 MiB for their records.
  */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 
-import {tempHome} from '../helpers/mem.js'
-import {seedAgents} from '../../bench/speed/agents.js'
-import {FileStore} from '../../src/store/file-store.js'
+import {tempHome} from '../../helpers/mem.js'
+import {seedAgents} from '../../../bench/speed/agents.js'
+import {FileStore} from '../../../src/store/file/file-store.js'
 
 describe('a long-running store keeps its warm agents within budget', function () {
   this.timeout(120_000)

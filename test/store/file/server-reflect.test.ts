@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {connectMcp, type McpSession} from '../helpers/mcp.js'
-import {openedIn, openLogEnv, openLogLines} from '../helpers/open-log.js'
-import {mem, tempHome} from '../helpers/mem.js'
-import {stampFactSegments, writeFactSegments} from '../helpers/segments.js'
-import {agentDir} from '../../src/store/paths.js'
-import {segmentName} from '../../src/store/segments.js'
+import {connectMcp, type McpSession} from '../../helpers/mcp.js'
+import {openedIn, openLogEnv, openLogLines} from '../../helpers/open-log.js'
+import {mem, tempHome} from '../../helpers/mem.js'
+import {stampFactSegments, writeFactSegments} from '../../helpers/segments.js'
+import {agentDir} from '../../../src/store/file/paths.js'
+import {segmentName} from '../../../src/store/file/segments.js'
 
 /**
  * A server that searches by the saved index holds only the last fact segment; a reflect that

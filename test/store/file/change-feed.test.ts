@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict'
 import {copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 
-import {mem, tempHome} from '../helpers/mem.js'
-import {stampFactSegments, writeFactSegments} from '../helpers/segments.js'
-import {FACT_SEGMENT} from '../../src/store/collections.js'
-import {FileStore} from '../../src/store/file-store.js'
-import {newId} from '../../src/store/ids.js'
-import {agentDir} from '../../src/store/paths.js'
-import {isLive, type FactRecord} from '../../src/store/records.js'
-import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
-import type {FactChanges} from '../../src/store/store.js'
+import {mem, tempHome} from '../../helpers/mem.js'
+import {stampFactSegments, writeFactSegments} from '../../helpers/segments.js'
+import {FACT_SEGMENT} from '../../../src/store/file/collections.js'
+import {FileStore} from '../../../src/store/file/file-store.js'
+import {newId} from '../../../src/store/ids.js'
+import {agentDir} from '../../../src/store/file/paths.js'
+import {isLive, type FactRecord} from '../../../src/store/records.js'
+import {SegmentedFiles, segmentName} from '../../../src/store/file/segments.js'
+import type {FactChanges} from '../../../src/store/store.js'
 
 /**
  * The file store's change feed where only files can go: a segment edited by hand or restored

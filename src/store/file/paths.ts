@@ -1,6 +1,6 @@
 import {basename, dirname, isAbsolute, join, relative} from 'node:path'
 
-import {MemError} from '../errors.js'
+import {MemError} from '../../errors.js'
 
 /** Longest folder name most file systems accept (bytes). */
 const NAME_MAX = 255

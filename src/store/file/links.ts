@@ -1,7 +1,7 @@
 import {lstatSync, statSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 
-import {MemError} from '../errors.js'
+import {MemError} from '../../errors.js'
 
 /**
  * What mem does with symbolic links inside its home, the same for the store, listings,

@@ -1,9 +1,9 @@
-import type {FactIndex} from '../search/fact-index.js'
-import {guarded} from './duplicates.js'
-import {isLive, type FactRecord} from './records.js'
+import type {FactIndex} from '../../search/fact-index.js'
+import {guarded} from '../duplicates.js'
+import {isLive, type FactRecord} from '../records.js'
 import {openPartial, reindex, type PartialIndex} from './saved-index.js'
 import {factDigest, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
-import type {FactIndexType} from './search-code.js'
+import type {FactIndexType} from '../search-code.js'
 
 /** One record of a segment, read alone, if the segment still has `key` (undefined: read it whole). */
 export type ReadOneFn = (name: string, id: string, key: string) => FactRecord | undefined
@@ -25,7 +25,7 @@ interface Placed {
 
 /**
  * What a long-running process searches by without holding every record: the saved index
- * (src/store/search-cache.ts), brought up to date by segment keys before every search, the way
+ * (src/store/file/search-cache.ts), brought up to date by segment keys before every search, the way
  * a cold search brings it up to date once. For each fact segment it knows the key the index
  * reflects; a segment whose key moved since (written by any process, edited by hand, restored)
  * is read again before the search, and its facts are compared with the index by digest: facts

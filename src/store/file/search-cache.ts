@@ -11,19 +11,19 @@ import type {
   FactIndex as FactIndexClass,
   IndexedFact,
   PlainCompactFactIndex,
-} from '../search/fact-index.js'
-import {DamagedIndex} from '../search/damaged-index.js'
-import {LINES_PER_BLOCK, LineBlock, type Lines} from '../search/lines.js'
+} from '../../search/fact-index.js'
+import {DamagedIndex} from '../../search/damaged-index.js'
+import {LINES_PER_BLOCK, LineBlock, type Lines} from '../../search/lines.js'
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
 import {isLink} from './links.js'
-import {SIGNATURE} from './search-code.js'
+import {SIGNATURE} from '../search-code.js'
 
 /**
  * The search index of one agent, saved beside its segments so that a cold `mem search` loads
  * it instead of re-indexing every fact. It is derived data: it says which segment files (by
  * cache key: revision counter and file identity) it was made from, and a reader trusts it
  * only for segments whose key is still the same, reading every other segment and bringing
- * the index up to date with it (src/store/saved-index.ts). It holds no copy of the facts: a
+ * the index up to date with it (src/store/file/saved-index.ts). It holds no copy of the facts: a
  * search shows its hits from their segments, read then (so what it shows is what the files
  * say). For each fact it keeps a digest of what the index read of it, so that a reader of a
  * segment that moved tells the facts that changed from those that did not without indexing
@@ -171,7 +171,7 @@ function checksum(...parts: Buffer[]): string {
  * fails its checksum then throws {@link DamagedIndex} from the search.
  */
 export function readSaved(agentDir: string, {lazy = false}: {lazy?: boolean} = {}): SavedIndex | undefined {
-  // Through a link, the index could be anyone's (src/store/links.ts): it is rebuilt instead.
+  // Through a link, the index could be anyone's (src/store/file/links.ts): it is rebuilt instead.
   if (SIGNATURE === undefined || isLink(cacheDir(agentDir))) return undefined
   let fd: number | undefined
   try {
@@ -479,7 +479,7 @@ export function saveIndex(agentDir: string, index: FactIndexClass, source: Index
   try {
     const encoded = encode(index.toCompact(), source)
     if (!encoded) return
-    // Never written through a linked cache/ (src/store/links.ts): its words would be readable there.
+    // Never written through a linked cache/ (src/store/file/links.ts): its words would be readable there.
     if (isLink(cacheDir(agentDir))) return
     mkdirSync(cacheDir(agentDir), {recursive: true, mode: DIR_MODE})
     const path = searchCachePath(agentDir)

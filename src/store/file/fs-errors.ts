@@ -1,7 +1,7 @@
 import {accessSync, constants} from 'node:fs'
 import {dirname} from 'node:path'
 
-import {describeErrno, MemError} from '../errors.js'
+import {describeErrno, MemError} from '../../errors.js'
 
 /**
  * A file-system failure as users should read it: what mem was doing, to which file, why it

@@ -12,14 +12,14 @@ import {
 } from 'node:fs'
 import {join} from 'node:path'
 
-import {connectMcp} from '../helpers/mcp.js'
-import {BIN, childEnv, mem, tempHome, type RunResult} from '../helpers/mem.js'
-import {readBack, sha256, snapshot} from '../reliability/files.js'
-import {failing} from '../torture/helpers.js'
-import {FACT_SEGMENT} from '../../src/store/collections.js'
-import {FORMAT_VERSION} from '../../src/store/format.js'
-import {JOURNAL_MAX_BYTES} from '../../src/store/journal.js'
-import {agentDir} from '../../src/store/paths.js'
+import {connectMcp} from '../../helpers/mcp.js'
+import {BIN, childEnv, mem, tempHome, type RunResult} from '../../helpers/mem.js'
+import {readBack, sha256, snapshot} from '../../reliability/files.js'
+import {failing} from '../../torture/helpers.js'
+import {FACT_SEGMENT} from '../../../src/store/file/collections.js'
+import {FORMAT_VERSION} from '../../../src/store/file/format.js'
+import {JOURNAL_MAX_BYTES} from '../../../src/store/file/journal.js'
+import {agentDir} from '../../../src/store/file/paths.js'
 
 /**
  * Segment journals (docs/adr/0005-segment-journals.md): an add appends one line beside its

@@ -1,4 +1,4 @@
-import {CheckpointRecord, FactRecord} from './records.js'
+import {CheckpointRecord, FactRecord} from '../records.js'
 
 /**
  * The two collections of an agent folder and their segment bounds. A fact segment closes at

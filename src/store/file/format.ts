@@ -1,8 +1,8 @@
 import * as v from 'valibot'
 
-import {MemError} from '../errors.js'
+import {MemError} from '../../errors.js'
 import {corruptFile} from './durable-file.js'
-import {describeIssue} from './describe-issue.js'
+import {describeIssue} from '../describe-issue.js'
 import {agentOfDataFile} from './paths.js'
 
 /**
@@ -14,7 +14,7 @@ import {agentOfDataFile} from './paths.js'
  *   another agent's folder (by hand, by a sync tool, from a backup) is then refused instead
  *   of silently mixing two agents' memories.
  * - version 3: the records are as in version 2, but the file may have a journal beside it
- *   (`NNNNNN.jsonl`, src/store/journal.ts) whose changes come after them. A mem that knows
+ *   (`NNNNNN.jsonl`, src/store/file/journal.ts) whose changes come after them. A mem that knows
  *   only version 2 would miss those changes, so it must refuse the file rather than read it.
  *   A version 2 file needs no rewriting: it is written as version 3 the first time it changes.
  */

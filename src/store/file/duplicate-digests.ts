@@ -3,9 +3,9 @@ import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:f
 import {join} from 'node:path'
 
 import {DIR_MODE, FILE_MODE} from './durable-file.js'
-import {guarded, normalizedContent} from './duplicates.js'
+import {guarded, normalizedContent} from '../duplicates.js'
 import {isLink} from './links.js'
-import type {FactRecord} from './records.js'
+import type {FactRecord} from '../records.js'
 
 /**
  * What a process that adds one fact and exits (the CLI) needs to know of the segments it does
@@ -67,7 +67,7 @@ export function readDigests(agentDir: string): Digests | undefined {
 /** Written by temporary file and rename, without fsync: losing it costs a re-read, never data. */
 export function saveDigests(agentDir: string, digests: Digests): void {
   const dir = join(agentDir, 'cache')
-  // Like the saved index, never written through a linked cache/ (src/store/links.ts).
+  // Like the saved index, never written through a linked cache/ (src/store/file/links.ts).
   if (isLink(dir)) return
   const path = digestsPath(agentDir)
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`

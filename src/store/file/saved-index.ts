@@ -1,11 +1,11 @@
-import type {FactIndex} from '../search/fact-index.js'
-import {allLines} from '../search/lines.js'
-import {isLive, type FactRecord} from './records.js'
+import type {FactIndex} from '../../search/fact-index.js'
+import {allLines} from '../../search/lines.js'
+import {isLive, type FactRecord} from '../records.js'
 import {factDigest, readSaved, type IndexSource, type SavedIndex, type SavedSegment} from './search-cache.js'
-import type {FactIndexType} from './search-code.js'
+import type {FactIndexType} from '../search-code.js'
 
 /**
- * Bringing a saved search index (src/store/search-cache.ts) up to date with the segments.
+ * Bringing a saved search index (src/store/file/search-cache.ts) up to date with the segments.
  * mem itself never changes a fact's content under its id (an update is a new fact), but a
  * person may, by editing a segment file, restoring one from a backup or copying one in: so
  * every fact of a segment whose key moved since the index was saved is indexed again,

@@ -21,12 +21,12 @@ import {
   identityText,
   removeQuietly,
 } from './durable-file.js'
-import {describeIssue} from './describe-issue.js'
+import {describeIssue} from '../describe-issue.js'
 import {type Kind} from './format.js'
 import {fsError} from './fs-errors.js'
 import {linkedDataFileFix, linkedDataFileProblem} from './links.js'
-import {JsonObject} from './records.js'
-import {MemError} from '../errors.js'
+import {JsonObject} from '../records.js'
+import {MemError} from '../../errors.js'
 
 /**
  * The changes made to one segment since its JSON file was last written, one JSON object a line

@@ -4,16 +4,16 @@ import {cpSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFil
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 
-import {connectMcp, type McpSession} from '../helpers/mcp.js'
-import {BIN, childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
-import {stall, startMem, untilWriting} from '../torture/helpers.js'
-import {stampFactSegments} from '../helpers/segments.js'
-import {FACT_SEGMENT} from '../../src/store/collections.js'
-import {newId} from '../../src/store/ids.js'
-import {agentDir} from '../../src/store/paths.js'
-import type {FactRecord} from '../../src/store/records.js'
-import {searchCachePath} from '../../src/store/search-cache.js'
-import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
+import {connectMcp, type McpSession} from '../../helpers/mcp.js'
+import {BIN, childEnv, mem, memAsync, tempHome} from '../../helpers/mem.js'
+import {stall, startMem, untilWriting} from '../../torture/helpers.js'
+import {stampFactSegments} from '../../helpers/segments.js'
+import {FACT_SEGMENT} from '../../../src/store/file/collections.js'
+import {newId} from '../../../src/store/ids.js'
+import {agentDir} from '../../../src/store/file/paths.js'
+import type {FactRecord} from '../../../src/store/records.js'
+import {searchCachePath} from '../../../src/store/file/search-cache.js'
+import {SegmentedFiles, segmentName} from '../../../src/store/file/segments.js'
 
 interface Found {
   count: number

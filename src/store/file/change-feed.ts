@@ -1,12 +1,12 @@
 import {createHash, type Hash} from 'node:crypto'
 import {closeSync, constants, openSync, readFileSync} from 'node:fs'
 
-import type {FactRecord} from './records.js'
-import type {FactChanges} from './store.js'
+import type {FactRecord} from '../records.js'
+import type {FactChanges} from '../store.js'
 
 /**
  * The file store's change feed (Store.changesSince): what changed in an agent's facts since a
- * cursor, told by segment, the way the warm search index catches up (src/store/search-view.ts).
+ * cursor, told by segment, the way the warm search index catches up (src/store/file/search-view.ts).
  *
  * A segment's key (its revision counter and the identity of its JSON file and journal, see
  * CachedSegments) moves whenever its bytes may have: so the segments whose key is the one the
@@ -148,7 +148,7 @@ export function idsIn(paths: readonly string[], ids: readonly string[]): string[
   for (const path of paths) {
     let fd: number
     try {
-      // Never through a link: a data file is a plain file mem wrote (src/store/links.ts); the read that follows refuses one.
+      // Never through a link: a data file is a plain file mem wrote (src/store/file/links.ts); the read that follows refuses one.
       fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue

@@ -14,8 +14,8 @@ import {
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {mem, tempHome} from '../helpers/mem.js'
-import {json, lines, ok} from '../transfer/helpers.js'
+import {mem, tempHome} from '../../helpers/mem.js'
+import {json, lines, ok} from '../../transfer/helpers.js'
 
 interface Report {
   ok: boolean

@@ -4,7 +4,7 @@ import {basename, join} from 'node:path'
 import {LowSync} from 'lowdb'
 import * as v from 'valibot'
 
-import {MemError} from '../errors.js'
+import {MemError} from '../../errors.js'
 import {
   backupPath,
   ChangedMeanwhile,
@@ -194,7 +194,7 @@ export class SegmentedFiles<T> {
 
   /**
    * The record with `id` as the segment holds it, read without decoding the others
-   * (src/store/record-lookup.ts); undefined when it cannot be told this way (no such record, a
+   * (src/store/file/record-lookup.ts); undefined when it cannot be told this way (no such record, a
    * journal beside the file, a file not in the shape mem writes), and the caller reads the
    * segment whole. Only for a segment whose key says it is as it was when last decoded: it
    * checks the one record, not the rest of the file.

@@ -27,7 +27,7 @@ export function mayHoldRecord(folder: string, id: string): boolean {
 function holds(path: string, needle: Buffer): boolean {
   let fd: number
   try {
-    // Never through a link: a data file is a plain file mem wrote (src/store/links.ts).
+    // Never through a link: a data file is a plain file mem wrote (src/store/file/links.ts).
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
   } catch {
     return false
