@@ -24,6 +24,7 @@ import {fullSearch, leanSearch, searchSaved, vouchChecked} from './agent-search.
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {coldDuplicate, warmDuplicate} from './duplicate-guard.js'
 import {mayHoldRecord} from './id-scan.js'
+import {holdsEveryFact, modeOf, type Mode} from './mode.js'
 import {saveDerived, settleImport, writeImport} from './import-batch.js'
 import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
@@ -52,6 +53,11 @@ export class FileStore implements Store {
     this.agents = new AgentCache(home)
   }
 
+  /** The mode the agent runs in here: src/store/file/mode.ts says what each operation does in each. */
+  private modeOf(agent: string): Mode {
+    return modeOf(this.options.shortLived === true, this.agents, agent)
+  }
+
   /** How many agents this process keeps warm, and their estimated cost in bytes (for tests and diagnostics). */
   cacheUse(): {agents: number; bytes: number} {
     return this.agents.use()
@@ -59,20 +65,20 @@ export class FileStore implements Store {
 
   async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
     // A turn of a thread is never a duplicate (people repeat themselves in a conversation). For
-    // the rest, a process that holds every fact (an operation needed them all) looks the content
-    // up; any other reads the last segment and trusts the digests of the others that did not
-    // change, which a long-running process keeps in memory instead of every fact.
+    // the rest, the guard goes by the mode (src/store/file/mode.ts): the full mode looks the
+    // content up among every fact; the others read the last segment and trust the digests of
+    // the others that did not change, which the lean mode keeps in memory instead of every fact.
     const guard = !options.allowDuplicate && fact.thread === undefined
-    const longLived = this.options.shortLived !== true
-    const cold = guard && (!longLived || !this.agents.get(agent).holdsAll())
-    return writeLocked(this.agents, agent, {facts: guard && !cold ? 'all' : 'last'}, (tx, a) => {
-      const existing = !guard
-        ? undefined
-        : !cold
-          ? a.duplicateIndex().find(fact.content)
-          : longLived
-            ? warmDuplicate(a, fact.content)
-            : coldDuplicate(a, fact.content)
+    const mode = guard ? this.modeOf(agent) : undefined
+    return writeLocked(this.agents, agent, {facts: mode === 'full' ? 'all' : 'last'}, (tx, a) => {
+      const existing =
+        mode === undefined
+          ? undefined
+          : mode === 'full'
+            ? a.duplicateIndex().find(fact.content)
+            : mode === 'lean'
+              ? warmDuplicate(a, fact.content)
+              : coldDuplicate(a, fact.content)
       if (existing) return {...existing, duplicate: true as const}
       const record = factRecord(tx.nextFactId(), fact, now())
       tx.appendFact(record)
@@ -94,7 +100,8 @@ export class FileStore implements Store {
       explain: query.explain,
     }
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
-    if (this.options.shortLived) {
+    const mode = this.modeOf(agent)
+    if (mode === 'short-lived') {
       const a = this.agents.get(agent)
       const revision = readRevision(a.dir)
       const hits =
@@ -103,7 +110,7 @@ export class FileStore implements Store {
       await vouchChecked(a, revision)
       return hits
     }
-    if (!this.options.shortLived && !this.agents.get(agent).holdsAll()) {
+    if (mode === 'lean') {
       const a = this.agents.get(agent)
       return leanSearch(a, FactIndex, query.text, options)
     }
@@ -111,8 +118,8 @@ export class FileStore implements Store {
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
-    // A live fact the search view places is read from its segment; any other from every fact.
-    const segment = this.options.shortLived ? undefined : this.agents.get(agent).liveSegmentsOf([id])?.get(id)
+    // In the lean mode, a live fact the search view places is read from its segment; any other from every fact.
+    const segment = this.modeOf(agent) === 'lean' ? this.agents.get(agent).liveSegmentsOf([id])?.get(id) : undefined
     const fact = segment === undefined ? undefined : this.agents.read(agent, {facts: 'last'}).peekFact(segment, id)
     if (fact && isLive(fact)) return fact
     return knownFact(agent, id, this.agents.read(agent, {facts: 'all'}).byId().get(id)?.fact)
@@ -139,7 +146,7 @@ export class FileStore implements Store {
 
   /**
    * A change that marks live facts (`at`: the segment of each, where known without the id map).
-   * A long-running process first tries it without reading every fact: the search view says
+   * In the lean mode it is first tried without reading every fact: the search view says
    * which segments hold them, and only those (and the last) are read, under the lock, and let go
    * of afterwards. When the view cannot tell, or the files say otherwise (a fact marked
    * meanwhile), nothing is written that way and the change reads every fact, which also gives
@@ -150,7 +157,7 @@ export class FileStore implements Store {
     ids: readonly string[],
     change: (tx: Transaction, at: ReadonlyMap<string, string>, facts: FactRecord[]) => T,
   ): Promise<T> {
-    const at = this.options.shortLived ? undefined : this.agents.get(agent).liveSegmentsOf(ids)
+    const at = this.modeOf(agent) === 'lean' ? this.agents.get(agent).liveSegmentsOf(ids) : undefined
     if (at) {
       const done = await this.markLean(agent, ids, at, change)
       if (done !== undefined) return done
@@ -193,7 +200,7 @@ export class FileStore implements Store {
     if (ids.length === 0 || !existsSync(this.agents.get(agent).dir)) return []
     const a = this.agents.get(agent)
     // A process that holds every fact (an operation needed them all) has them by id already.
-    const found = a.holdsAll() ? this.agents.read(agent, {facts: 'all'}).byId() : undefined
+    const found = holdsEveryFact(a) ? this.agents.read(agent, {facts: 'all'}).byId() : undefined
     const some = found ? undefined : a.someFacts(ids)
     return [...new Set(ids)].flatMap((id) => found?.get(id)?.fact ?? some?.get(id) ?? [])
   }
@@ -268,7 +275,7 @@ export class FileStore implements Store {
   async importRecords(agent: string, batch: ImportBatch, options: ImportOptions = {}): Promise<ImportResult> {
     // A process that holds every fact of the agent anyway (a server that built its id map) checks
     // ids by its id map; any other keeps ids only, so an import never holds every record at once.
-    const lean = !this.agents.get(agent).holdsAll()
+    const lean = !holdsEveryFact(this.agents.get(agent))
     let result: ImportResult
     try {
       result = await writeImport(this.agents, agent, batch, lean)

@@ -9,6 +9,7 @@ import {searchIndex} from './agent-search.js'
 import {saveDuplicateDigests} from './duplicate-guard.js'
 import type {CachedSegments, Change} from './cached-segments.js'
 import {readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
+import {holdsEveryFact} from './mode.js'
 import {buildIndex, openPartial} from './saved-index.js'
 import {readSaved, saveIndex} from './search-cache.js'
 import type {ReadSegment} from './search-view.js'
@@ -114,7 +115,7 @@ export async function saveDerived(agents: AgentCache, agent: string): Promise<vo
   try {
     const FactIndex = await loadFactIndex()
     // Synchronous from here, like any search: the facts are brought up to date and indexed at once.
-    if (!agents.get(agent).holdsAll()) {
+    if (!holdsEveryFact(agents.get(agent))) {
       saveDerivedLean(agents.get(agent), FactIndex)
       return
     }
