@@ -10,7 +10,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {FileStore} from '../src/store/file-store.js'
+import {FileStore} from '../src/store/file/file-store.js'
 import {seedAgent} from './speed/seed.js'
 import {ms, summarize} from './speed/stats.js'
 

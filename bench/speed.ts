@@ -31,7 +31,7 @@ import {cpus, loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
 
-import {agentDir} from '../src/store/paths.js'
+import {agentDir} from '../src/store/file/paths.js'
 import {roundRobinRss, seedAgents} from './speed/agents.js'
 import {mem, nodeBaseline} from './speed/cold.js'
 import {comparePaths, type Measure} from './speed/compare.js'

@@ -51,7 +51,7 @@ const hotPathOnly = {
 }
 
 /**
- * Which ranking code a saved search index comes from (src/store/search-cache.ts): the search
+ * Which ranking code a saved search index comes from (src/store/search-code.ts): the search
  * sources and the version of the stemmer, which makes the terms an index keeps.
  */
 function searchSignature() {

@@ -27,7 +27,7 @@ import {homedir, platform} from 'node:os'
 import {basename, dirname, isAbsolute, join} from 'node:path'
 import {Script} from 'node:vm'
 
-import {DIR_MODE, FILE_MODE} from './store/durable-file.js'
+import {DIR_MODE, FILE_MODE} from './store/file/durable-file.js'
 
 export interface LoadedModule {
   exports: Record<string, unknown>

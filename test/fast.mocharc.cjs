@@ -14,7 +14,7 @@ module.exports = {
     'test/search/lines.test.ts',
     'test/search/questions.test.ts',
     'test/search/tokenize.test.ts',
-    'test/store/budget.test.ts',
+    'test/store/file/budget.test.ts',
     'test/terminal/cli-operations.test.ts',
     'test/terminal/inert-text.test.ts',
     'test/terminal/render.test.ts',

@@ -8,7 +8,7 @@ import {memoryAdd, memorySearch, runOperation, type OperationContext} from '../.
 import {FactIndex, type Tuning} from '../../src/search/fact-index.js'
 import {ENGLISH_STOPWORDS} from '../../src/search/stopwords.js'
 import {newId} from '../../src/store/ids.js'
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {EXPORT_FORMAT, EXPORT_VERSION} from '../../src/transfer/export-format.js'
 import {importRecords} from '../../src/transfer/import.js'
 import type {Doc, RecallSet} from './sets.js'

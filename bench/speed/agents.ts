@@ -1,11 +1,11 @@
 import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {FACT_SEGMENT} from '../../src/store/collections.js'
-import {DIR_MODE, FILE_MODE} from '../../src/store/durable-file.js'
-import {encodeFile} from '../../src/store/format.js'
+import {FACT_SEGMENT} from '../../src/store/file/collections.js'
+import {DIR_MODE, FILE_MODE} from '../../src/store/file/durable-file.js'
+import {encodeFile} from '../../src/store/file/format.js'
 import {newId} from '../../src/store/ids.js'
-import {agentDir} from '../../src/store/paths.js'
+import {agentDir} from '../../src/store/file/paths.js'
 import {FactGenerator} from './facts.js'
 import {Server} from './warm.js'
 

@@ -1,4 +1,4 @@
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {PostgresStore} from '../../src/store/postgres/postgres-store.js'
 import {freshDatabase} from '../../test/helpers/postgres.js'
 import {timeProcess, BIN, memEnv} from './cold.js'

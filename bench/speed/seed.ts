@@ -1,12 +1,12 @@
 import {mkdirSync} from 'node:fs'
 
-import {FACT_SEGMENT} from '../../src/store/collections.js'
-import {DIR_MODE} from '../../src/store/durable-file.js'
+import {FACT_SEGMENT} from '../../src/store/file/collections.js'
+import {DIR_MODE} from '../../src/store/file/durable-file.js'
 import {newId} from '../../src/store/ids.js'
-import {agentDir} from '../../src/store/paths.js'
+import {agentDir} from '../../src/store/file/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {bumpRevision, identitiesOf, readRevision} from '../../src/store/revision.js'
-import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
+import {bumpRevision, identitiesOf, readRevision} from '../../src/store/file/revision.js'
+import {SegmentedFiles, segmentName} from '../../src/store/file/segments.js'
 import {FactGenerator} from './facts.js'
 
 /**

@@ -8,7 +8,7 @@ import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 
 import {guarded} from '../../src/store/duplicates.js'
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {PostgresStore, duplicateKey} from '../../src/store/postgres/postgres-store.js'
 import {isLive, type FactRecord} from '../../src/store/records.js'
 import {freshDatabase} from '../../test/helpers/postgres.js'

@@ -3,9 +3,9 @@ import {chmodSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {asMemError, MemError} from '../errors.js'
-import {DIR_MODE, fileIdentity, makeDirDurably, writeFileDurably} from '../store/durable-file.js'
-import {fsError} from '../store/fs-errors.js'
-import {withLock} from '../store/lock.js'
+import {DIR_MODE, fileIdentity, makeDirDurably, writeFileDurably} from '../store/file/durable-file.js'
+import {fsError} from '../store/file/fs-errors.js'
+import {withLock} from '../store/file/lock.js'
 import {checkAgentPattern} from './agent-patterns.js'
 
 /**

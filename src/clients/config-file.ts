@@ -4,7 +4,7 @@ import {dirname} from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
 import {MemError} from '../errors.js'
-import {DIR_MODE, writeFileDurably} from '../store/durable-file.js'
+import {DIR_MODE, writeFileDurably} from '../store/file/durable-file.js'
 
 /** What installing a server entry would do to one config file, worked out before touching it. */
 export interface ConfigChange {

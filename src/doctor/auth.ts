@@ -2,7 +2,7 @@ import {join} from 'node:path'
 
 import {authDir, readTokens, TOKEN_FILE_FIX, tokensFile} from '../auth/tokens.js'
 import {asMemError} from '../errors.js'
-import {DIR_MODE, FILE_MODE, isTempFile} from '../store/durable-file.js'
+import {DIR_MODE, FILE_MODE, isTempFile} from '../store/file/durable-file.js'
 import {entries, entryType, modeProblem, tempFiles, type Finding} from './inspect.js'
 
 /**

@@ -4,7 +4,7 @@ import * as v from 'valibot'
 
 import {asMemError} from '../errors.js'
 import {defineOperation} from '../ops/operation.js'
-import {withLock} from '../store/lock.js'
+import {withLock} from '../store/file/lock.js'
 import {agentFolders, inspectAgent, inspectHome, type AgentFolder, type Finding} from './inspect.js'
 import {journalNotes} from './notes.js'
 import {DoctorReport, Problem, prose, type Note} from './report.js'

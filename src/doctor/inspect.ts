@@ -2,14 +2,14 @@ import {chmodSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, un
 import {join} from 'node:path'
 
 import {asMemError} from '../errors.js'
-import {backupPath, DIR_MODE, DurableJsonFile, FILE_MODE, isTempFile} from '../store/durable-file.js'
-import {decodeFile, type Kind} from '../store/format.js'
+import {backupPath, DIR_MODE, DurableJsonFile, FILE_MODE, isTempFile} from '../store/file/durable-file.js'
+import {decodeFile, type Kind} from '../store/file/format.js'
 import {firstErrorOffset} from '../store/json-position.js'
-import {isFolderEntry, isLink, linkedDataFileFix, linkedDataFileProblem} from '../store/links.js'
-import {legacyLockPaths, lockPath} from '../store/lock.js'
-import {agentsRoot, decodeAgentDir} from '../store/paths.js'
+import {isFolderEntry, isLink, linkedDataFileFix, linkedDataFileProblem} from '../store/file/links.js'
+import {legacyLockPaths, lockPath} from '../store/file/lock.js'
+import {agentsRoot, decodeAgentDir} from '../store/file/paths.js'
 import {CheckpointRecord, FactRecord} from '../store/records.js'
-import {revisionPath} from '../store/revision.js'
+import {revisionPath} from '../store/file/revision.js'
 import {authFindings} from './auth.js'
 import {isJournal, journalCheck, restoreJournalBackup} from './journals.js'
 import {removeQuietly, restoreBackup} from './repair.js'
@@ -35,7 +35,7 @@ export interface AgentFolder {
   dir: string
 }
 
-/** The agents the store lists: folders and links to folders (src/store/links.ts) with a name the store could have made. */
+/** The agents the store lists: folders and links to folders (src/store/file/links.ts) with a name the store could have made. */
 export function agentFolders(home: string): AgentFolder[] {
   const root = agentsRoot(home)
   return entries(root)
@@ -329,7 +329,7 @@ function handEditOf(path: string): string | undefined {
 
 /**
  * `search-index.bin.<pid>.<hex>.tmp` and `duplicates.json.<pid>.<hex>.tmp`, as
- * src/store/search-cache.ts and duplicate-digests.ts name what they are saving.
+ * src/store/file/search-cache.ts and duplicate-digests.ts name what they are saving.
  */
 const CACHE_TEMP = /^(?:search-index\.(?:bin|json)|duplicates\.json)\.\d+\.[0-9a-f]+\.tmp$/
 

@@ -4,8 +4,8 @@ import {basename, dirname, join} from 'node:path'
 import type * as v from 'valibot'
 
 import {MemError} from '../errors.js'
-import {createFileDurably, removeQuietly, writeFileDurably} from '../store/durable-file.js'
-import type {Kind} from '../store/format.js'
+import {createFileDurably, removeQuietly, writeFileDurably} from '../store/file/durable-file.js'
+import type {Kind} from '../store/file/format.js'
 import {
   checkHeader,
   isHeader,
@@ -15,8 +15,8 @@ import {
   JOURNAL_VERSION,
   lineValue,
   Replay,
-} from '../store/journal.js'
-import {revisionPath} from '../store/revision.js'
+} from '../store/file/journal.js'
+import {revisionPath} from '../store/file/revision.js'
 
 /**
  * What `mem doctor --fix` does with a journal some of whose lines cannot be applied

@@ -2,11 +2,18 @@ import {closeSync, existsSync, readFileSync, type Dirent} from 'node:fs'
 import {basename, join} from 'node:path'
 
 import {asMemError, type MemError} from '../errors.js'
-import {backupPath, DurableJsonFile, writeFileDurably} from '../store/durable-file.js'
-import {decodeFile, type Kind} from '../store/format.js'
-import {applyJournal, JOURNAL_NAME, journalPath, openJournal, parseJournal, segmentOfJournal} from '../store/journal.js'
-import {linkedDataFileFix, linkedDataFileProblem} from '../store/links.js'
-import {agentOfDataFile} from '../store/paths.js'
+import {backupPath, DurableJsonFile, writeFileDurably} from '../store/file/durable-file.js'
+import {decodeFile, type Kind} from '../store/file/format.js'
+import {
+  applyJournal,
+  JOURNAL_NAME,
+  journalPath,
+  openJournal,
+  parseJournal,
+  segmentOfJournal,
+} from '../store/file/journal.js'
+import {linkedDataFileFix, linkedDataFileProblem} from '../store/file/links.js'
+import {agentOfDataFile} from '../store/file/paths.js'
 import {FactRecord, type CheckpointRecord} from '../store/records.js'
 import {COLLECTIONS, entries, type AgentCheck, type Finding} from './inspect.js'
 import {
@@ -53,7 +60,7 @@ interface Planned {
 type Examined = Planned | {findings: Finding[]; unknown?: boolean}
 
 /**
- * A segment's journal (`NNNNNN.jsonl`, src/store/journal.ts) is a data file like its JSON file:
+ * A segment's journal (`NNNNNN.jsonl`, src/store/file/journal.ts) is a data file like its JSON file:
  * a link is refused, and every whole line must be a change the store can apply. A tail without
  * its newline is a write that was never acknowledged; the store leaves it out, so it is no
  * problem (a note says so, see journalNotes).

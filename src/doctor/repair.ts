@@ -1,8 +1,8 @@
 import {linkSync, readFileSync} from 'node:fs'
 import {dirname} from 'node:path'
 
-import {backupPath, removeQuietly, writeFileDurably} from '../store/durable-file.js'
-import {revisionPath} from '../store/revision.js'
+import {backupPath, removeQuietly, writeFileDurably} from '../store/file/durable-file.js'
+import {revisionPath} from '../store/file/revision.js'
 
 export {removeQuietly}
 

@@ -4,16 +4,16 @@ import {FactIndex, type CompactFactIndex} from '../search/fact-index.js'
 import {docPairs} from '../search/inverted-index.js'
 import {plural} from '../plural.js'
 import {allLines} from '../search/lines.js'
-import {CachedSegments} from '../store/cached-segments.js'
-import {FACT_SEGMENT} from '../store/collections.js'
+import {CachedSegments} from '../store/file/cached-segments.js'
+import {FACT_SEGMENT} from '../store/file/collections.js'
 import {isLive, type FactRecord} from '../store/records.js'
-import {readRevision} from '../store/revision.js'
-import {factDigest, readSaved, saveIndex, searchCachePath, type SavedIndex} from '../store/search-cache.js'
-import {SegmentedFiles} from '../store/segments.js'
+import {readRevision} from '../store/file/revision.js'
+import {factDigest, readSaved, saveIndex, searchCachePath, type SavedIndex} from '../store/file/search-cache.js'
+import {SegmentedFiles} from '../store/file/segments.js'
 import type {AgentCheck, Finding} from './inspect.js'
 
 /**
- * Checks an agent's saved search index (src/store/search-cache.ts) against its fact files. The
+ * Checks an agent's saved search index (src/store/file/search-cache.ts) against its fact files. The
  * index vouches for each segment whose cache key is what it was when the index was saved; for
  * those, what it holds of every fact (its words, date, tags, thread, and the digest of its record)
  * must be what indexing the segment now gives. A disagreement means a search would find

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 
 import {InputError, MemError} from '../errors.js'
-import {describeIssue} from '../store/format.js'
+import {describeIssue} from '../store/describe-issue.js'
 import type {Store} from '../store/store.js'
 import type {UnreadableAgent} from './each-agent.js'
 import {AgentId} from './fields.js'

@@ -1,5 +1,5 @@
 import {DeferredStore} from './deferred-store.js'
-import {FileStore} from './file-store.js'
+import {FileStore} from './file/file-store.js'
 import {checkPostgresUrl} from './postgres/url.js'
 import type {Store} from './store.js'
 

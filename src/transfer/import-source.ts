@@ -5,7 +5,7 @@ import {pipeline} from 'node:stream/promises'
 import type {Readable} from 'node:stream'
 
 import {describeErrno, MemError} from '../errors.js'
-import {FILE_MODE} from '../store/durable-file.js'
+import {FILE_MODE} from '../store/file/durable-file.js'
 
 const CHUNK = 256 * 1024
 

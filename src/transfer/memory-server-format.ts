@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 
 import {Content, Tag} from '../ops/fields.js'
-import {describeIssue} from '../store/format.js'
+import {describeIssue} from '../store/describe-issue.js'
 import type {NewFact} from '../store/store.js'
 
 /**

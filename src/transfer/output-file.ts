@@ -13,7 +13,7 @@ import {
 import {basename, dirname, join} from 'node:path'
 
 import {MemError} from '../errors.js'
-import {FILE_MODE, fsyncDir, removeQuietly} from '../store/durable-file.js'
+import {FILE_MODE, fsyncDir, removeQuietly} from '../store/file/durable-file.js'
 import {writeLinesToFd} from './line-output.js'
 import type {OnProgress} from './progress.js'
 

@@ -1,9 +1,9 @@
-import {FACT_SEGMENT} from '../../src/store/collections.js'
+import {FACT_SEGMENT} from '../../src/store/file/collections.js'
 import {newId} from '../../src/store/ids.js'
-import {agentDir} from '../../src/store/paths.js'
+import {agentDir} from '../../src/store/file/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {bumpRevision, identitiesOf, readRevision} from '../../src/store/revision.js'
-import {SegmentedFiles, segmentName} from '../../src/store/segments.js'
+import {bumpRevision, identitiesOf, readRevision} from '../../src/store/file/revision.js'
+import {SegmentedFiles, segmentName} from '../../src/store/file/segments.js'
 
 /**
  * Stamps the first `count` fact segments of `agent` in the revision file as mem stamps what it

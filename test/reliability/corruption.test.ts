@@ -4,7 +4,7 @@ import {dirname, join} from 'node:path'
 
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, memAsync, tempHome} from '../helpers/mem.js'
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {sha256, snapshot} from './files.js'
 
 /** Ways a data file can be damaged or foreign, each applied to alice's first facts segment. */

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
 
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import type {CheckpointRecord, FactRecord} from '../../src/store/records.js'
 
 /**

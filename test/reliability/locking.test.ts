@@ -6,8 +6,8 @@ import {createInterface} from 'node:readline'
 
 import {connectMcp} from '../helpers/mcp.js'
 import {childEnv, mem, memAsync, tempHome} from '../helpers/mem.js'
-import {withLock} from '../../src/store/lock.js'
-import {agentDir} from '../../src/store/paths.js'
+import {withLock} from '../../src/store/file/lock.js'
+import {agentDir} from '../../src/store/file/paths.js'
 import {modeOf, readBack, snapshot} from './files.js'
 
 /** Holds alice's lock from this process (the store's own lock code) until the returned function is called. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {chmodSync, cpSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {FORMAT_VERSION} from '../../src/store/format.js'
+import {FORMAT_VERSION} from '../../src/store/file/format.js'
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {modeOf, modes, readBack, snapshot} from './files.js'

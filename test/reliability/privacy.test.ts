@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import {connectMcp} from '../helpers/mcp.js'
 import {BIN, childEnv, tempHome} from '../helpers/mem.js'
-import {withLock} from '../../src/store/lock.js'
+import {withLock} from '../../src/store/file/lock.js'
 import {modeOf, modes} from './files.js'
 
 /** Runs `fn` (which starts child processes) under umask 000, as a permissive MCP client might. */

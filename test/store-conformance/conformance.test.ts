@@ -2,7 +2,7 @@ import {cpSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {PostgresStore} from '../../src/store/postgres/postgres-store.js'
 import {DeferredStore} from '../../src/store/deferred-store.js'
 import {freshDatabase, sql} from '../helpers/postgres.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {rmSync} from 'node:fs'
 
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {newId} from '../../src/store/ids.js'
 import {PostgresStore} from '../../src/store/postgres/postgres-store.js'
 import type {FactRecord} from '../../src/store/records.js'

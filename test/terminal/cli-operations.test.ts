@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 
 import {jsonSchemaOf} from '../../src/mcp/tools.js'
 import {cliOperations, operations, runOperation} from '../../src/ops/index.js'
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {tempHome} from '../helpers/mem.js'
 import {validateAgainst} from '../helpers/schema.js'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {memCommand, openPane, requireTmux, type Pane} from '../helpers/tmux.js'

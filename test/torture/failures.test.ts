@@ -5,7 +5,7 @@ import {dirname, join} from 'node:path'
 
 import {BIN, mem, tempHome} from '../helpers/mem.js'
 import {readBack} from '../reliability/files.js'
-import {agentDir} from '../../src/store/paths.js'
+import {agentDir} from '../../src/store/file/paths.js'
 import {ackedId, failing, startMem} from './helpers.js'
 
 /**

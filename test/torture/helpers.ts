@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {BIN, childEnv, type RunResult} from '../helpers/mem.js'
-import {agentDir} from '../../src/store/paths.js'
+import {agentDir} from '../../src/store/file/paths.js'
 
 /**
  * Set for every process in these tests. The current lock ignores it; a lock that judged

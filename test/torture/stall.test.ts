@@ -6,10 +6,10 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {connectMcp} from '../helpers/mcp.js'
 import {mem, memAsync, tempHome} from '../helpers/mem.js'
 import {readBack} from '../reliability/files.js'
-import {FACT_SEGMENT} from '../../src/store/collections.js'
-import {agentDir} from '../../src/store/paths.js'
+import {FACT_SEGMENT} from '../../src/store/file/collections.js'
+import {agentDir} from '../../src/store/file/paths.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {SegmentedFiles} from '../../src/store/segments.js'
+import {SegmentedFiles} from '../../src/store/file/segments.js'
 import {OLD_STALE, ackedId, stall, stallOn, startMem, untilWriting} from './helpers.js'
 
 /**

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {newId} from '../../src/store/ids.js'
-import {agentDir} from '../../src/store/paths.js'
+import {agentDir} from '../../src/store/file/paths.js'
 import type {FactRecord} from '../../src/store/store.js'
 import {tempHome} from '../helpers/mem.js'
 

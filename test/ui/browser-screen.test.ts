@@ -4,7 +4,7 @@ import {stripVTControlCharacters} from 'node:util'
 import stringWidth from 'string-width'
 
 import {newId} from '../../src/store/ids.js'
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import type {FactRecord} from '../../src/store/records.js'
 import {tempHome} from '../helpers/mem.js'
 import {KEYS, renderBrowser, type BrowserHarness} from './render-browser.js'

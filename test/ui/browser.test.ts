@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {SEARCH_LIMIT} from '../../src/ui/backend.js'
 import {tempHome} from '../helpers/mem.js'
 import {KEYS, renderBrowser, type BrowserHarness} from './render-browser.js'

@@ -5,7 +5,7 @@ import {EventEmitter} from 'node:events'
 
 import {render} from 'ink'
 
-import {FileStore} from '../../src/store/file-store.js'
+import {FileStore} from '../../src/store/file/file-store.js'
 import {operationsBackend, type Backend} from '../../src/ui/backend.js'
 import {Browser} from '../../src/ui/browser.js'
 

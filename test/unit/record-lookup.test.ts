@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {recordsWith, recordText} from '../../src/store/record-lookup.js'
+import {recordsWith, recordText} from '../../src/store/file/record-lookup.js'
 
 const HEADER = '{"format":"mem.facts","version":3,"agent":"default","records":['
 

@@ -7,7 +7,7 @@ import {resolveHome} from '../../cli/home.js'
 import {MemError} from '../../errors.js'
 import {plural} from '../../plural.js'
 import {copyStore} from '../../store/copy.js'
-import {FileStore} from '../../store/file-store.js'
+import {FileStore} from '../../store/file/file-store.js'
 import {checkPostgresUrl, isPostgresUrl, redactUrl, withoutFragment} from '../../store/postgres/url.js'
 import type {Store} from '../../store/store.js'
 

@@ -18,7 +18,7 @@ import {
   now,
   supersedingRecord,
 } from '../record-rules.js'
-import {loadFactIndex, SIGNATURE, type FactIndexType} from '../search-cache.js'
+import {loadFactIndex, SIGNATURE, type FactIndexType} from '../search-code.js'
 import type {
   AddedFact,
   AddOptions,

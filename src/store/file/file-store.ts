@@ -1,0 +1,303 @@
+import {existsSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {MemError} from '../../errors.js'
+import {type CheckpointRecord, type FactRecord, isLive} from '../records.js'
+import {checkpointRecord, factRecord, knownFact, liveFact, now, supersedingRecord} from '../record-rules.js'
+import {loadFactIndex} from '../search-code.js'
+import type {
+  AddedFact,
+  AddOptions,
+  FactChanges,
+  ImportBatch,
+  ImportOptions,
+  ImportResult,
+  NewCheckpoint,
+  NewFact,
+  RecordKind,
+  ScoredFact,
+  SearchQuery,
+  Store,
+} from '../store.js'
+import {AgentCache} from './agent-cache.js'
+import {fullSearch, leanSearch, searchSaved, vouchChecked} from './agent-search.js'
+import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
+import {coldDuplicate, warmDuplicate} from './duplicate-guard.js'
+import {mayHoldRecord} from './id-scan.js'
+import {holdsEveryFact, modeOf, type Mode} from './mode.js'
+import {saveDerived, settleImport, writeImport} from './import-batch.js'
+import {isFolderEntry} from './links.js'
+import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
+import {readRevision} from './revision.js'
+import {SegmentedFiles} from './segments.js'
+import {writeLocked, type Transaction} from './transaction.js'
+
+/**
+ * The embedded store: one folder per agent under `<home>/agents`, facts and checkpoints in
+ * bounded segment files, every change made under the agent's inter-process lock.
+ */
+export class FileStore implements Store {
+  private readonly agents: AgentCache
+  /** Agents an import wrote to with more batches to come: their derived files wait for the last. */
+  private readonly derivedBehind = new Set<string>()
+
+  /**
+   * `shortLived`: the process runs one operation and exits (the CLI), so a search reads only
+   * what it needs (the saved index and the segments that changed since) instead of every
+   * segment and a whole in-memory view, which only a long-running process gets to reuse.
+   */
+  constructor(
+    readonly home: string,
+    private readonly options: {shortLived?: boolean} = {},
+  ) {
+    this.agents = new AgentCache(home)
+  }
+
+  /** The mode the agent runs in here: src/store/file/mode.ts says what each operation does in each. */
+  private modeOf(agent: string): Mode {
+    return modeOf(this.options.shortLived === true, this.agents, agent)
+  }
+
+  /** How many agents this process keeps warm, and their estimated cost in bytes (for tests and diagnostics). */
+  cacheUse(): {agents: number; bytes: number} {
+    return this.agents.use()
+  }
+
+  async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
+    // A turn of a thread is never a duplicate (people repeat themselves in a conversation). For
+    // the rest, the guard goes by the mode (src/store/file/mode.ts): the full mode looks the
+    // content up among every fact; the others read the last segment and trust the digests of
+    // the others that did not change, which the lean mode keeps in memory instead of every fact.
+    const guard = !options.allowDuplicate && fact.thread === undefined
+    const mode = guard ? this.modeOf(agent) : undefined
+    return writeLocked(this.agents, agent, {facts: mode === 'full' ? 'all' : 'last'}, (tx, a) => {
+      const existing =
+        mode === undefined
+          ? undefined
+          : mode === 'full'
+            ? a.duplicateIndex().find(fact.content)
+            : mode === 'lean'
+              ? warmDuplicate(a, fact.content)
+              : coldDuplicate(a, fact.content)
+      if (existing) return {...existing, duplicate: true as const}
+      const record = factRecord(tx.nextFactId(), fact, now())
+      tx.appendFact(record)
+      return record
+    })
+  }
+
+  async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+    // An agent nobody wrote to has nothing to find, and a search must not leave a folder (and
+    // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
+    if (!existsSync(this.agents.get(agent).dir)) return []
+    const FactIndex = await loadFactIndex()
+    const options = {
+      limit: query.limit,
+      tags: query.tags,
+      since: query.since,
+      until: query.until,
+      partial: query.partial,
+      explain: query.explain,
+    }
+    // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
+    const mode = this.modeOf(agent)
+    if (mode === 'short-lived') {
+      const a = this.agents.get(agent)
+      const revision = readRevision(a.dir)
+      const hits =
+        searchSaved(a, FactIndex, revision, query.text, options) ??
+        fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, query.text, options)
+      await vouchChecked(a, revision)
+      return hits
+    }
+    if (mode === 'lean') {
+      const a = this.agents.get(agent)
+      return leanSearch(a, FactIndex, query.text, options)
+    }
+    return fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, query.text, options)
+  }
+
+  async getFact(agent: string, id: string): Promise<FactRecord> {
+    // In the lean mode, a live fact the search view places is read from its segment; any other from every fact.
+    const segment = this.modeOf(agent) === 'lean' ? this.agents.get(agent).liveSegmentsOf([id])?.get(id) : undefined
+    const fact = segment === undefined ? undefined : this.agents.read(agent, {facts: 'last'}).peekFact(segment, id)
+    if (fact && isLive(fact)) return fact
+    return knownFact(agent, id, this.agents.read(agent, {facts: 'all'}).byId().get(id)?.fact)
+  }
+
+  async supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord> {
+    return this.markFacts(agent, ids, (tx, at) => {
+      const time = now()
+      const record = supersedingRecord(tx.nextFactId(), next, ids, time)
+      // The new fact is written before the old ones are marked: a crash in between leaves both live, never neither.
+      tx.appendFact(record)
+      for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time}, at.get(id))
+      return record
+    })
+  }
+
+  async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
+    return this.markFacts(agent, [id], (tx, at, facts) => {
+      const patch = {deleted_at: now(), ...(reason ? {reason} : {})}
+      tx.markFact(id, patch, at.get(id))
+      return {...facts[0]!, ...patch}
+    })
+  }
+
+  /**
+   * A change that marks live facts (`at`: the segment of each, where known without the id map).
+   * In the lean mode it is first tried without reading every fact: the search view says
+   * which segments hold them, and only those (and the last) are read, under the lock, and let go
+   * of afterwards. When the view cannot tell, or the files say otherwise (a fact marked
+   * meanwhile), nothing is written that way and the change reads every fact, which also gives
+   * the error that says what became of one no longer live.
+   */
+  private async markFacts<T>(
+    agent: string,
+    ids: readonly string[],
+    change: (tx: Transaction, at: ReadonlyMap<string, string>, facts: FactRecord[]) => T,
+  ): Promise<T> {
+    const at = this.modeOf(agent) === 'lean' ? this.agents.get(agent).liveSegmentsOf(ids) : undefined
+    if (at) {
+      const done = await this.markLean(agent, ids, at, change)
+      if (done !== undefined) return done
+    }
+    return writeLocked(this.agents, agent, {facts: 'all'}, (tx, a) =>
+      change(
+        tx,
+        new Map(),
+        ids.map((id) => liveFact(agent, id, a.byId().get(id)?.fact)),
+      ),
+    )
+  }
+
+  private async markLean<T>(
+    agent: string,
+    ids: readonly string[],
+    at: ReadonlyMap<string, string>,
+    change: (tx: Transaction, at: ReadonlyMap<string, string>, facts: FactRecord[]) => T,
+  ): Promise<T | undefined> {
+    try {
+      return await writeLocked(this.agents, agent, {facts: 'last', marked: [...new Set(at.values())]}, (tx, a) => {
+        const facts = ids.map((id) => a.heldFact(at.get(id)!, id))
+        if (!facts.every((f): f is FactRecord => f !== undefined && isLive(f))) return undefined
+        return change(tx, at, facts)
+      })
+    } finally {
+      this.agents.get(agent).release(at.values())
+    }
+  }
+
+  async listFacts(agent: string): Promise<FactRecord[]> {
+    return [...this.agents.read(agent, {facts: 'all'}).facts.records()]
+  }
+
+  async eachFact(agent: string, each: (fact: FactRecord) => void): Promise<void> {
+    this.agents.get(agent).eachFact(each)
+  }
+
+  async getFacts(agent: string, ids: readonly string[]): Promise<FactRecord[]> {
+    if (ids.length === 0 || !existsSync(this.agents.get(agent).dir)) return []
+    const a = this.agents.get(agent)
+    // A process that holds every fact (an operation needed them all) has them by id already.
+    const found = holdsEveryFact(a) ? this.agents.read(agent, {facts: 'all'}).byId() : undefined
+    const some = found ? undefined : a.someFacts(ids)
+    return [...new Set(ids)].flatMap((id) => found?.get(id)?.fact ?? some?.get(id) ?? [])
+  }
+
+  async changesSince(agent: string, cursor?: string): Promise<FactChanges> {
+    // Reads only: an agent nobody wrote to has no segment, and asking makes no folder for it.
+    return this.agents.get(agent).changesSince(cursor)
+  }
+
+  async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
+    return writeLocked(this.agents, agent, {checkpoints: 'last'}, (tx) => {
+      const record = checkpointRecord(tx.nextCheckpointId(), checkpoint, now())
+      tx.appendCheckpoint(record)
+      return record
+    })
+  }
+
+  async getCheckpoint(agent: string, id?: string): Promise<CheckpointRecord> {
+    // All segments: an import may append a checkpoint older than those already saved.
+    const a = this.agents.read(agent, {checkpoints: 'all'})
+    if (id === undefined) {
+      // The largest id: ids follow the order of saves (see Transaction.nextCheckpointId), and an
+      // imported checkpoint keeps the id of when it was first saved.
+      let latest: CheckpointRecord | undefined
+      for (const cp of a.checkpoints.records()) if (!latest || cp.id > latest.id) latest = cp
+      if (!latest) throw new MemError('no_checkpoint', `No checkpoint found for agent "${agent}".`)
+      return latest
+    }
+    for (const cp of a.checkpoints.records()) if (cp.id === id) return cp
+    throw new MemError('no_checkpoint', `No checkpoint "${id}" found for agent "${agent}".`)
+  }
+
+  async listCheckpoints(agent: string): Promise<CheckpointRecord[]> {
+    return [...this.agents.read(agent, {checkpoints: 'all'}).checkpoints.records()]
+  }
+
+  /** Nothing to let go of: every file is closed when the operation that opened it ends. */
+  async close(): Promise<void> {}
+
+  async listAgents(): Promise<string[]> {
+    try {
+      const root = agentsRoot(this.home)
+      return readdirSync(root, {withFileTypes: true})
+        .filter((e) => isFolderEntry(root, e) && holdsRecords(join(root, e.name)))
+        .flatMap((e) => decodeAgentDir(e.name) ?? [])
+        .sort()
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw error
+    }
+  }
+
+  async agentsHolding(kind: RecordKind, id: string): Promise<string[]> {
+    const folder = kind === 'fact' ? FACT_SEGMENT.folder : CHECKPOINT_SEGMENT.folder
+    const found: string[] = []
+    for (const agent of await this.listAgents()) {
+      if (!mayHoldRecord(join(agentDir(this.home, agent), folder), id)) continue
+      // The bytes may lie (a record's text quoting one, a mark of a record the segment no
+      // longer holds): only the agent's own reading says it holds the id.
+      const held = kind === 'fact' ? this.getFact(agent, id) : this.getCheckpoint(agent, id)
+      if (
+        await held.then(
+          () => true,
+          () => false,
+        )
+      )
+        found.push(agent)
+    }
+    return found
+  }
+
+  async importRecords(agent: string, batch: ImportBatch, options: ImportOptions = {}): Promise<ImportResult> {
+    // A process that holds every fact of the agent anyway (a server that built its id map) checks
+    // ids by its id map; any other keeps ids only, so an import never holds every record at once.
+    const lean = !holdsEveryFact(this.agents.get(agent))
+    let result: ImportResult
+    try {
+      result = await writeImport(this.agents, agent, batch, lean)
+    } finally {
+      if (lean) settleImport(this.agents.get(agent))
+    }
+    const changed = result.facts.length > 0 || result.marked.length > 0
+    if (options.more) {
+      if (changed) this.derivedBehind.add(agent)
+    } else if (changed || this.derivedBehind.delete(agent)) await saveDerived(this.agents, agent)
+    return result
+  }
+}
+
+/**
+ * An agent exists once a segment of it was written: a folder whose first write failed (a full
+ * disk) holds only its lock file, and is not an agent. The folder itself stays: deleting it
+ * would delete the lock file another writer may be waiting on.
+ */
+function holdsRecords(dir: string): boolean {
+  return (
+    new SegmentedFiles(dir, FACT_SEGMENT).names().length > 0 ||
+    new SegmentedFiles(dir, CHECKPOINT_SEGMENT).names().length > 0
+  )
+}
