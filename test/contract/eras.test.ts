@@ -8,15 +8,31 @@ import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {createToken, post, startHttpServe, type HttpServe} from '../helpers/http.js'
 import {connectMcp, TRANSPORTS, type McpSession, type Transport} from '../helpers/mcp.js'
 import {BIN, childEnv, ROOT, tempHome} from '../helpers/mem.js'
+import {validateAgainst} from '../helpers/schema.js'
 
 const MODERN = '2026-07-28'
 const SNAPSHOT = JSON.parse(readFileSync(join(ROOT, 'test', 'contract', 'tools-list.snapshot.json'), 'utf8')) as {
   tools: {name: string}[]
 }
 
-/** A client of the SDK's next major, pinned to the 2026-07-28 revision: no initialize, no session. */
-function modernClient(): Client {
-  return new Client({name: 'mem-tests-2026', version: '1.0.0'}, {versionNegotiation: {mode: {pin: MODERN}}})
+/**
+ * A client of the SDK's 2.x packages: pinned to the 2026-07-28 revision (no initialize, no
+ * session), or left to its default, the 2025 handshake. Its auto mode would fall back to
+ * initialize without an error, so the era is pinned and checked.
+ */
+function v2Client(era: 'modern' | 'legacy'): Client {
+  return new Client(
+    {name: `mem-tests-2x-${era}`, version: '1.0.0'},
+    era === 'modern' ? {versionNegotiation: {mode: {pin: MODERN}}} : {},
+  )
+}
+
+/** The structuredContent of a result checked against the tool's advertised outputSchema, in its declared dialect. */
+function assertValid(tools: {name: string; outputSchema?: object}[], tool: string, result: unknown): void {
+  const schema = tools.find((t) => t.name === tool)?.outputSchema
+  assert.ok(schema, `${tool} advertises an outputSchema`)
+  const problem = validateAgainst(schema, (result as {structuredContent: unknown}).structuredContent)
+  assert.equal(problem, undefined, `${tool}'s structuredContent against its outputSchema: ${problem}`)
 }
 
 function modernTransport(transport: Transport, home: string, http: {url: string; token: string} | undefined) {
@@ -55,7 +71,7 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
           const {connectHttp} = await import('../helpers/http.js')
           legacy = await connectHttp(served.url, token, {Connection: 'close'})
         } else legacy = await connectMcp(home.home)
-        modern = modernClient()
+        modern = v2Client('modern')
         await modern.connect(modernTransport(transport, home.home, served && {url: served.url, token}))
       })
 
@@ -91,11 +107,28 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
         const fromModern = await modern.callTool({name: 'memory_search', arguments: args})
         const fromLegacy = await legacy.call('memory_search', args)
         assert.deepEqual(contractOf(fromModern), contractOf(fromLegacy))
+        const {tools} = await modern.listTools()
+        assertValid(tools, 'memory_add', added)
+        assertValid(tools, 'memory_search', fromModern)
         const hits = (fromModern.structuredContent as {facts: {id: string}[]}).facts
         assert.deepEqual(
           hits.map((h) => h.id),
           [id],
         )
+      })
+
+      it('serves the 2.x client in the 2025 era too, when it opens with initialize', async () => {
+        const client = v2Client('legacy')
+        await client.connect(modernTransport(transport, home.home, served && {url: served.url, token}))
+        try {
+          assert.equal(client.getProtocolEra(), 'legacy')
+          const args = {query: 'which editor does Carol use'}
+          const result = await client.callTool({name: 'memory_search', arguments: args})
+          assertValid((await client.listTools()).tools, 'memory_search', result)
+          assert.deepEqual(contractOf(result), contractOf(await legacy.call('memory_search', args)))
+        } finally {
+          await client.close()
+        }
       })
 
       it('answers a tool error as text with isError and no structuredContent, as in the 2025 era', async () => {
