@@ -168,7 +168,7 @@ await build({
 })
 
 /** Packages the fast path must never load, statically or through import(). */
-const NOT_ON_FAST_PATH = /(^|\/node_modules\/)(@oclif\/|ink\b|react\b|@modelcontextprotocol\/)/
+const NOT_ON_FAST_PATH = /(^|\/node_modules\/)(@oclif\/|ink\b|react\b|@modelcontextprotocol\/|zod\b)/
 
 /** Everything dist/fast.cjs can load: the sources bundled into it and the imports left to run time. */
 function fastPathLoads(metafile) {

@@ -1,14 +1,12 @@
-import {Server} from '@modelcontextprotocol/sdk/server/index.js'
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
-  CallToolRequestSchema,
-  ErrorCode,
   isJSONRPCRequest,
-  ListToolsRequestSchema,
+  ProtocolErrorCode,
+  Server,
   type CallToolResult,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js'
+  type Transport,
+} from '@modelcontextprotocol/server'
 
 import {asMemError, MemError} from '../errors.js'
 import {runOperation, type OperationContext} from '../ops/index.js'
@@ -33,8 +31,8 @@ export function createServer(ctx: OperationContext, version: string, options: Se
     {capabilities: {tools: {}}, instructions: INSTRUCTIONS},
   )
   const tools = listedTools(options.readOnly === true)
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({tools}))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/list', async () => ({tools}))
+  server.setRequestHandler('tools/call', async (request) => {
     const result = await callTool(ctx, request.params.name, request.params.arguments ?? {}, options)
     options.onCall?.(request.params.name, result.isError !== true)
     return result
@@ -73,7 +71,11 @@ function invalidToolCall(message: JSONRPCMessage): JSONRPCErrorResponse | undefi
           ? `tools/call "arguments" must be an object of the tool's arguments by name, not ${kindOf(params.arguments)}.`
           : undefined
   if (problem === undefined) return undefined
-  return {jsonrpc: '2.0', id: message.id, error: {code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}`}}
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}`},
+  }
 }
 
 function kindOf(value: unknown): string {
@@ -95,7 +97,7 @@ export const INSTRUCTIONS = [
  * A JSON-RPC error for the client. The SDK's McpError puts "MCP error <code>: " into its
  * message and the client adds it again, so the client would show the prefix twice.
  */
-function protocolError(code: ErrorCode, message: string): Error & {code: number} {
+function protocolError(code: ProtocolErrorCode, message: string): Error & {code: number} {
   return Object.assign(new Error(message), {code})
 }
 
@@ -116,7 +118,7 @@ export async function callTool(
   const op = findOperation(name)
   if (!op)
     throw protocolError(
-      ErrorCode.InvalidParams,
+      ProtocolErrorCode.InvalidParams,
       `Unknown tool "${name}". Available tools: ${listedTools(options.readOnly === true)
         .map((t) => t.name)
         .join(', ')}.`,

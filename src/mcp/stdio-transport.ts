@@ -1,7 +1,7 @@
 import type {Readable, Writable} from 'node:stream'
 
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
-import {JSONRPCMessageSchema, type JSONRPCMessage, type RequestId} from '@modelcontextprotocol/sdk/types.js'
+import type {Transport} from '@modelcontextprotocol/server'
+import {parseJSONRPCMessage, type JSONRPCMessage, type RequestId} from '@modelcontextprotocol/server'
 
 /** The largest message read from stdin: the HTTP server's default body limit, so both surfaces take the same. */
 export const MAX_MESSAGE_BYTES = 2 * 1024 * 1024
@@ -32,6 +32,9 @@ export class StdioLineTransport implements Transport {
   private readonly unanswered = new Map<string, number>()
   private ended = false
   private closed = false
+  private finish!: () => void
+  /** Settles once the transport has closed: the end of stdin with every request answered, or a close. */
+  readonly finished = new Promise<void>((resolve) => (this.finish = resolve))
 
   constructor(
     private readonly stdin: Readable,
@@ -62,6 +65,7 @@ export class StdioLineTransport implements Transport {
     this.stdin.off('end', this.onEnd)
     this.stdin.pause()
     this.onclose?.()
+    this.finish()
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
@@ -126,13 +130,15 @@ export class StdioLineTransport implements Transport {
       this.reply(null, -32700, 'Parse error: the message is not valid JSON.')
       return
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value)
-    if (!parsed.success) {
+    let message: JSONRPCMessage
+    try {
+      message = parseJSONRPCMessage(value)
+    } catch {
       this.reply(null, -32600, 'Invalid Request: the message is not a JSON-RPC 2.0 request, notification or response.')
       return
     }
-    this.track(parsed.data)
-    this.onmessage?.(parsed.data)
+    this.track(message)
+    this.onmessage?.(message)
   }
 
   private track(message: JSONRPCMessage): void {

@@ -5,9 +5,8 @@
  * result as prose in `content` and as `structuredContent` that the declared output schema
  * describes (the client checks it against that schema, as it checks mem's).
  */
-import {Server} from '@modelcontextprotocol/sdk/server/index.js'
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
-import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+import {Server, type CallToolResult, type Tool} from '@modelcontextprotocol/server'
+import {serveStdio} from '@modelcontextprotocol/server/stdio'
 
 import {AGENT, SqliteFacts} from './store.js'
 
@@ -23,7 +22,7 @@ const hit = {
   required: ['id', 'content', 'tags', 'created_at', 'score'],
 }
 
-const TOOLS = [
+const TOOLS: Tool[] = [
   {
     name: 'memory_search',
     description: 'Find stored facts that share a word with a question or keywords, ranked by BM25 relevance.',
@@ -97,18 +96,21 @@ function add(store: SqliteFacts, args: Record<string, unknown>): CallToolResult 
 async function main(database: string | undefined): Promise<void> {
   if (database === undefined) throw new Error('usage: server <database>')
   const store = new SqliteFacts(database)
-  const server = new Server({name: 'sqlite-fts5-baseline', version: '1.0.0'}, {capabilities: {tools: {}}})
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({tools: TOOLS}))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const args = request.params.arguments ?? {}
-    if (request.params.name === 'memory_search') return search(store, args)
-    if (request.params.name === 'memory_add') return add(store, args)
-    return failure(`unknown tool "${request.params.name}"`)
-  })
-  // As mem's server: the client closing stdin ends the session, and the database is closed cleanly.
-  server.onclose = () => store.close()
-  process.stdin.once('end', () => void server.close())
-  await server.connect(new StdioServerTransport())
+  const build = (): Server => {
+    const server = new Server({name: 'sqlite-fts5-baseline', version: '1.0.0'}, {capabilities: {tools: {}}})
+    server.setRequestHandler('tools/list', async () => ({tools: TOOLS}))
+    server.setRequestHandler('tools/call', async (request) => {
+      const args = request.params.arguments ?? {}
+      if (request.params.name === 'memory_search') return search(store, args)
+      if (request.params.name === 'memory_add') return add(store, args)
+      return failure(`unknown tool "${request.params.name}"`)
+    })
+    return server
+  }
+  // As mem's server: both protocol eras from one factory, and the database closed cleanly when
+  // the client closes stdin.
+  const served = serveStdio(build)
+  process.stdin.once('end', () => void served.close().finally(() => store.close()))
 }
 
 main(process.argv[2]).catch((error: unknown) => {

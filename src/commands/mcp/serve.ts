@@ -115,20 +115,18 @@ export default class McpServe extends MemCommand {
     rejectHttpOnly(raw)
     const ctx = checkedContext(this.context(flags.agent, true), flags.agent)
     // The SDK is loaded here only, so that no other command pays for it.
-    const [{createServer}, {StdioLineTransport}] = await Promise.all([
+    const [{createServer}, {StdioLineTransport}, {serveStdio}] = await Promise.all([
       import('../../mcp/server.js'),
       import('../../mcp/stdio-transport.js'),
+      import('@modelcontextprotocol/server/stdio'),
     ])
-    const server = createServer(ctx, this.config.version, {readOnly: flags['read-only']})
     // Answers oversized and unreadable lines itself, and at the end of stdin closes once every request is answered.
     const transport = new StdioLineTransport(process.stdin, process.stdout)
-    const closed = new Promise<void>((resolve) => {
-      server.onclose = resolve
-    })
-    await server.connect(transport)
+    // The first message picks the era: a 2025 client's initialize, or a 2026-07-28 request with its envelope.
+    serveStdio(() => createServer(ctx, this.config.version, {readOnly: flags['read-only']}), {transport})
     // A person who typed this at a terminal sees why nothing happens; a client (stdin a pipe) gets an empty stderr.
     if (process.stdin.isTTY) process.stderr.write(WAITING)
-    await closed
+    await transport.finished
   }
 
   private async serveHttp(flags: ServeFlags): Promise<void> {

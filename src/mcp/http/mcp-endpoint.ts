@@ -1,6 +1,13 @@
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
-import {WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHttpHandler,
+  type Server,
+} from '@modelcontextprotocol/server'
 
 import {defaultAgentFor} from '../../auth/agent-patterns.js'
 import type {TokenRecord} from '../../auth/tokens.js'
@@ -10,7 +17,6 @@ import {createServer} from '../server.js'
 import {header, refusal, send} from './answer.js'
 import {scopesOf} from './authorize.js'
 import type {RequestLog} from './request-log.js'
-import {ServerPool} from './server-pool.js'
 import {chooseResponse, sendResponse, toWebRequest} from './web-bridge.js'
 
 export interface EndpointOptions {
@@ -21,15 +27,26 @@ export interface EndpointOptions {
   requestMs: number
 }
 
+/** What the token checked before a request reached the endpoint grants it. */
+interface Grant {
+  record: TokenRecord
+  readOnly: boolean
+  entry: RequestLog
+}
+
 /**
- * One authorized MCP request, served statelessly: an SDK server (from the pool) built by the
- * same createServer as stdio, over the one long-lived store narrowed to the caller's grant,
- * and a transport of its own (the SDK's stateless transport must not be reused).
+ * One authorized MCP request, served statelessly, by a server built by the same createServer
+ * as stdio over the one long-lived store narrowed to the caller's grant. A 2026-07-28 request
+ * (it carries its protocol version in an envelope) goes to the SDK's handler for that era; a
+ * 2025 one to a stateless transport of its own, which answers JSON or a stream as the client
+ * prefers (the SDK's own 2025 fallback always streams).
  */
 export class McpEndpoint {
-  private readonly pool = new ServerPool()
+  private readonly modern: McpHttpHandler
 
-  constructor(private readonly options: EndpointOptions) {}
+  constructor(private readonly options: EndpointOptions) {
+    this.modern = createMcpHandler((ctx) => this.serverFor(ctx.authInfo), {legacy: 'reject'})
+  }
 
   async serve(
     req: IncomingMessage,
@@ -37,20 +54,8 @@ export class McpEndpoint {
     call: {body: unknown; record: TokenRecord; readOnly: boolean; entry: RequestLog},
   ): Promise<void> {
     const {body, record, readOnly, entry} = call
-    const pooled = this.pool.take(`${record.hash}:${readOnly}`, (onCall) => {
-      const ctx = {
-        store: scopedStore(this.options.store, record.agents),
-        defaultAgent: defaultAgentFor(record.agents, this.options.defaultAgent),
-      }
-      return createServer(ctx, this.options.version, {readOnly, onCall})
-    })
-    pooled.entry = entry
     const {accept, json} = chooseResponse(header(req, 'accept'))
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: json,
-    })
-    await pooled.server.connect(transport)
+    const grant: Grant = {record, readOnly, entry}
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
@@ -58,17 +63,51 @@ export class McpEndpoint {
       else send(res, this.timeout())
     }, this.options.requestMs)
     try {
-      const response = await transport.handleRequest(toWebRequest(req, accept), {
-        parsedBody: body,
-        authInfo: {token: '', clientId: record.name, scopes: scopesOf(record)},
-      })
-      await sendResponse(res, response)
+      const authInfo = {token: '', clientId: record.name, scopes: scopesOf(record), extra: {grant}}
+      const request = toWebRequest(req, accept)
+      if (await isLegacyRequest(request, body)) {
+        const server = this.serverFor(authInfo)
+        try {
+          const response = await this.legacy(server, request, body, authInfo, json)
+          if (!timedOut) await sendResponse(res, response)
+        } finally {
+          await server.close().catch(() => {})
+        }
+      } else {
+        const response = await this.modern.fetch(request, {parsedBody: body, authInfo})
+        if (!timedOut) await sendResponse(res, response)
+      }
     } finally {
       clearTimeout(timer)
-      await pooled.server.close().catch(() => {})
-      // A server whose request timed out or lost its client may still be running a handler.
-      if (!timedOut && res.writableEnded && !res.destroyed) this.pool.give(pooled)
     }
+  }
+
+  /** A 2025 request: a transport of its own, as the SDK's stateless transport must not be reused. */
+  private async legacy(
+    server: Server,
+    request: Request,
+    body: unknown,
+    authInfo: AuthInfo,
+    json: boolean,
+  ): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: json,
+    })
+    await server.connect(transport)
+    return transport.handleRequest(request, {parsedBody: body, authInfo})
+  }
+
+  private serverFor(authInfo: AuthInfo | undefined): Server {
+    const grant = authInfo?.extra?.['grant'] as Grant
+    const store = {
+      store: scopedStore(this.options.store, grant.record.agents),
+      defaultAgent: defaultAgentFor(grant.record.agents, this.options.defaultAgent),
+    }
+    return createServer(store, this.options.version, {
+      readOnly: grant.readOnly,
+      onCall: (_tool, ok) => (grant.entry.result ??= []).push(ok ? 'ok' : 'tool_error'),
+    })
   }
 
   private timeout() {

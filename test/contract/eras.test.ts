@@ -1,0 +1,238 @@
+import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client'
+import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+
+import {createToken, post, startHttpServe, type HttpServe} from '../helpers/http.js'
+import {connectMcp, TRANSPORTS, type McpSession, type Transport} from '../helpers/mcp.js'
+import {BIN, childEnv, ROOT, tempHome} from '../helpers/mem.js'
+import {validateAgainst} from '../helpers/schema.js'
+
+const MODERN = '2026-07-28'
+const SNAPSHOT = JSON.parse(readFileSync(join(ROOT, 'test', 'contract', 'tools-list.snapshot.json'), 'utf8')) as {
+  tools: {name: string}[]
+}
+
+/**
+ * A client of the SDK's 2.x packages: pinned to the 2026-07-28 revision (no initialize, no
+ * session), or left to its default, the 2025 handshake. Its auto mode would fall back to
+ * initialize without an error, so the era is pinned and checked.
+ */
+function v2Client(era: 'modern' | 'legacy'): Client {
+  return new Client(
+    {name: `mem-tests-2x-${era}`, version: '1.0.0'},
+    era === 'modern' ? {versionNegotiation: {mode: {pin: MODERN}}} : {},
+  )
+}
+
+/** The structuredContent of a result checked against the tool's advertised outputSchema, in its declared dialect. */
+function assertValid(tools: {name: string; outputSchema?: object}[], tool: string, result: unknown): void {
+  const schema = tools.find((t) => t.name === tool)?.outputSchema
+  assert.ok(schema, `${tool} advertises an outputSchema`)
+  const problem = validateAgainst(schema, (result as {structuredContent: unknown}).structuredContent)
+  assert.equal(problem, undefined, `${tool}'s structuredContent against its outputSchema: ${problem}`)
+}
+
+function modernTransport(transport: Transport, home: string, http: {url: string; token: string} | undefined) {
+  if (transport === 'http')
+    return new StreamableHTTPClientTransport(new URL(http!.url), {
+      requestInit: {headers: {Authorization: `Bearer ${http!.token}`}},
+    })
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', 'serve'],
+    env: childEnv(home) as Record<string, string>,
+    stderr: 'pipe',
+  })
+}
+
+/** The parts of a tool result both eras must carry alike (the 2026 era adds only `_meta`). */
+function contractOf(result: unknown): unknown {
+  const {content, structuredContent, isError} = result as Record<string, unknown>
+  return {content, structuredContent, isError}
+}
+
+describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same server', () => {
+  for (const transport of TRANSPORTS) {
+    describe(`over ${transport}`, () => {
+      let home: {home: string; cleanup: () => void}
+      let served: HttpServe | undefined
+      let token = ''
+      let legacy: McpSession
+      let modern: Client
+
+      before(async () => {
+        home = tempHome()
+        if (transport === 'http') {
+          token = createToken(home.home, ['--name', 'eras'])
+          served = await startHttpServe(home.home)
+          const {connectHttp} = await import('../helpers/http.js')
+          legacy = await connectHttp(served.url, token, {Connection: 'close'})
+        } else legacy = await connectMcp(home.home)
+        modern = v2Client('modern')
+        await modern.connect(modernTransport(transport, home.home, served && {url: served.url, token}))
+      })
+
+      after(async () => {
+        await modern?.close()
+        await legacy?.close()
+        await served?.stop()
+        home?.cleanup()
+      })
+
+      it('negotiates 2026-07-28 with server/discover, and names mem with its tools', () => {
+        assert.equal(modern.getProtocolEra(), 'modern')
+        assert.equal(modern.getNegotiatedProtocolVersion(), MODERN)
+        assert.equal(modern.getServerVersion()?.name, 'mem')
+        assert.ok(modern.getServerCapabilities()?.tools, 'the tools capability')
+      })
+
+      it('lists the same tools, in the same order and with the same schemas, as the 2025 era', async () => {
+        const {tools} = await modern.listTools()
+        assert.deepEqual(
+          tools.map((t) => t.name),
+          SNAPSHOT.tools.map((t) => t.name),
+        )
+        assert.deepEqual(JSON.parse(JSON.stringify(tools)), JSON.parse(JSON.stringify(legacy.tools)))
+      })
+
+      it('answers a call with the same prose and structuredContent in both eras', async () => {
+        const added = await modern.callTool({name: 'memory_add', arguments: {content: 'Carol edits in Neovim'}})
+        assert.equal(added.isError, undefined)
+        const id = (added.structuredContent as {fact_id: string}).fact_id
+        assert.match(id, /^[0-9A-Z]{26}$/)
+        const args = {query: 'which editor does Carol use'}
+        const fromModern = await modern.callTool({name: 'memory_search', arguments: args})
+        const fromLegacy = await legacy.call('memory_search', args)
+        assert.deepEqual(contractOf(fromModern), contractOf(fromLegacy))
+        const {tools} = await modern.listTools()
+        assertValid(tools, 'memory_add', added)
+        assertValid(tools, 'memory_search', fromModern)
+        const hits = (fromModern.structuredContent as {facts: {id: string}[]}).facts
+        assert.deepEqual(
+          hits.map((h) => h.id),
+          [id],
+        )
+      })
+
+      it('serves the 2.x client in the 2025 era too, when it opens with initialize', async () => {
+        const client = v2Client('legacy')
+        await client.connect(modernTransport(transport, home.home, served && {url: served.url, token}))
+        try {
+          assert.equal(client.getProtocolEra(), 'legacy')
+          const args = {query: 'which editor does Carol use'}
+          const result = await client.callTool({name: 'memory_search', arguments: args})
+          assertValid((await client.listTools()).tools, 'memory_search', result)
+          assert.deepEqual(contractOf(result), contractOf(await legacy.call('memory_search', args)))
+        } finally {
+          await client.close()
+        }
+      })
+
+      it('answers a tool error as text with isError and no structuredContent, as in the 2025 era', async () => {
+        const args = {action: 'delete', fact_ids: ['01ARZ3NDEKTSV4RRFFQ69G5FAV']}
+        const fromModern = await modern.callTool({name: 'memory_reflect', arguments: args})
+        assert.equal(fromModern.isError, true)
+        assert.equal(fromModern.structuredContent, undefined)
+        assert.deepEqual(contractOf(fromModern), contractOf(await legacy.call('memory_reflect', args)))
+      })
+    })
+  }
+
+  describe('over HTTP, what a 2026-07-28 request must carry', () => {
+    let home: {home: string; cleanup: () => void}
+    let served: HttpServe
+    let token = ''
+    let reader = ''
+
+    before(async () => {
+      home = tempHome()
+      token = createToken(home.home, ['--name', 'eras-raw'])
+      reader = createToken(home.home, ['--name', 'eras-reader', '--read-only'])
+      served = await startHttpServe(home.home)
+    })
+    after(async () => {
+      await served?.stop()
+      home?.cleanup()
+    })
+
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientInfo': {name: 'raw', version: '1'},
+      'io.modelcontextprotocol/clientCapabilities': {},
+    }
+    const headers = (bearer: string, method: string, name?: string): Record<string, string> => ({
+      Authorization: `Bearer ${bearer}`,
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': MODERN,
+      'Mcp-Method': method,
+      ...(name === undefined ? {} : {'Mcp-Name': name}),
+    })
+
+    it('answers tools/list with resultType and cache fields, and tools in a stable order', async () => {
+      const body = {jsonrpc: '2.0', id: 1, method: 'tools/list', params: {_meta: envelope}}
+      const first = (await (await post(served.url, body, headers(token, 'tools/list'))).json()) as {
+        result: {resultType: string; ttlMs: number; cacheScope: string; tools: {name: string}[]}
+      }
+      assert.equal(first.result.resultType, 'complete')
+      assert.equal(typeof first.result.ttlMs, 'number')
+      assert.match(first.result.cacheScope, /^(private|shared)$/)
+      const again = (await (await post(served.url, body, headers(token, 'tools/list'))).json()) as typeof first
+      assert.deepEqual(
+        again.result.tools.map((t) => t.name),
+        first.result.tools.map((t) => t.name),
+      )
+    })
+
+    it('refuses a call whose Mcp-Name header names another tool than its body, and stores nothing', async () => {
+      const body = {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {name: 'memory_add', arguments: {content: 'never stored'}, _meta: envelope},
+      }
+      const response = await post(served.url, body, headers(token, 'tools/call', 'memory_search'))
+      const answer = (await response.json()) as {error?: {code: number}}
+      assert.ok(answer.error, `an error, got ${JSON.stringify(answer)}`)
+      const search = {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: {name: 'memory_search', arguments: {query: 'never stored'}, _meta: envelope},
+      }
+      const found = (await (await post(served.url, search, headers(token, 'tools/call', 'memory_search'))).json()) as {
+        result: {structuredContent: {facts: unknown[]}}
+      }
+      assert.deepEqual(found.result.structuredContent.facts, [])
+    })
+
+    it('lists only the reading tools to a read-only token, and refuses a write with 403 as in the 2025 era', async () => {
+      const list = {jsonrpc: '2.0', id: 4, method: 'tools/list', params: {_meta: envelope}}
+      const listed = (await (await post(served.url, list, headers(reader, 'tools/list'))).json()) as {
+        result: {tools: {name: string}[]}
+      }
+      assert.deepEqual(listed.result.tools.map((t) => t.name).sort(), ['checkpoint_resume', 'memory_search'])
+      const write = {
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: {name: 'memory_add', arguments: {content: 'never stored'}, _meta: envelope},
+      }
+      const response = await post(served.url, write, headers(reader, 'tools/call', 'memory_add'))
+      const refused = (await response.json()) as {error: {message: string}}
+      assert.equal(response.status, 403)
+      assert.match(refused.error.message, /read-only; it may call memory_search and checkpoint_resume/)
+    })
+
+    it('refuses a 2026-07-28 request without a token with 401, as a 2025 one', async () => {
+      const body = {jsonrpc: '2.0', id: 6, method: 'tools/list', params: {_meta: envelope}}
+      const unsigned = headers(token, 'tools/list')
+      delete unsigned['Authorization']
+      const response = await post(served.url, body, unsigned)
+      assert.equal(response.status, 401)
+      assert.match(response.headers.get('www-authenticate') ?? '', /resource_metadata=/)
+    })
+  })
+})
