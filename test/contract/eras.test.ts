@@ -131,6 +131,29 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
         }
       })
 
+      it('answers every tool with structuredContent its outputSchema accepts, the absence of a checkpoint too', async () => {
+        const {tools} = await modern.listTools()
+        const call = async (name: string, args: Record<string, unknown>) => {
+          const result = await modern.callTool({name, arguments: args})
+          assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result.content)}`)
+          assertValid(tools, name, result)
+          return result.structuredContent as Record<string, unknown>
+        }
+        const agent = {agent_id: `eras-${transport}`}
+        assert.equal((await call('checkpoint_resume', {...agent, on_missing: 'empty'})).found, false)
+        const saved = await call('checkpoint_save', {...agent, state: {step: 3, constructor: 'kept'}, label: 'eras'})
+        const resumed = await call('checkpoint_resume', {...agent, checkpoint_id: saved.checkpoint_id})
+        assert.deepEqual(resumed.state, {step: 3, constructor: 'kept'})
+        const added = await call('memory_add', {...agent, content: 'The staging cluster runs on ARM'})
+        await call('memory_reflect', {
+          ...agent,
+          action: 'update',
+          fact_id: added.fact_id,
+          content: 'Staging runs on ARM',
+        })
+        assert.equal((await call('memory_search', {...agent, query: 'staging ARM'})).count, 1)
+      })
+
       it('answers a tool error as text with isError and no structuredContent, as in the 2025 era', async () => {
         const args = {action: 'delete', fact_ids: ['01ARZ3NDEKTSV4RRFFQ69G5FAV']}
         const fromModern = await modern.callTool({name: 'memory_reflect', arguments: args})
