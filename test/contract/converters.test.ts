@@ -35,7 +35,7 @@ describe("the advertised schemas through LangChain's MCP adapter", () => {
   })
 
   it('converts all five tools and calls them as a model would, left-out arguments left out', async () => {
-    const tools = await loadMcpTools('mem', suite.mcp.client as never, {throwOnLoadError: true})
+    const tools = await loadMcpTools('mem', suite.mcp.client! as never, {throwOnLoadError: true})
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'checkpoint_resume',
       'checkpoint_save',

@@ -8,7 +8,7 @@ describe('what a model and a person read from mem mcp serve', () => {
   const suite = serveDuringSuite()
 
   it('sends instructions at initialize: what mem is for and when to search, add, save and resume', () => {
-    const text = suite.mcp.client.getInstructions() ?? ''
+    const text = suite.mcp.client!.getInstructions() ?? ''
     for (const word of [
       'memory_search',
       'memory_add',
@@ -40,7 +40,7 @@ describe('what a model and a person read from mem mcp serve', () => {
   })
 
   it('an unknown tool is a protocol error whose message carries the code once', async () => {
-    await assert.rejects(suite.mcp.client.callTool({name: 'memory_forget', arguments: {}}), (e: Error) => {
+    await assert.rejects(suite.mcp.client!.callTool({name: 'memory_forget', arguments: {}}), (e: Error) => {
       assert.equal(
         e.message,
         'MCP error -32602: Unknown tool "memory_forget". Available tools: memory_search, memory_add, checkpoint_save, checkpoint_resume, memory_reflect.',

@@ -6,7 +6,8 @@ import type {CallToolResult, Tool} from '@modelcontextprotocol/sdk/types.js'
 import {BIN, childEnv, tempHome} from './mem.js'
 
 export interface McpSession {
-  client: Client
+  /** The 1.x client of a 2025-era session (undefined in a 2026-07-28 one). */
+  client?: Client
   tools: Tool[]
   call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>
   close: () => Promise<void>
@@ -49,6 +50,44 @@ export async function openSession(transport: ClientTransport, name: string): Pro
 
 export type Transport = 'stdio' | 'http'
 
+/** The protocol eras the contract runs in: the 2025 revisions (the 1.x client) and 2026-07-28 (the 2.x client pinned to it). */
+export type Era = '2025' | '2026-07-28'
+
+export const ERAS: Era[] = ['2025', '2026-07-28']
+
+/**
+ * Connects the 2.x client pinned to 2026-07-28 (its negotiated version checked: the SDK's auto
+ * mode would fall back to initialize without an error) and reads tools/list first.
+ */
+export async function openModernSession(
+  target: {home: string; args: string[]} | {url: string; headers: Record<string, string>},
+): Promise<McpSession> {
+  const {Client: V2Client, StreamableHTTPClientTransport} = await import('@modelcontextprotocol/client')
+  const {StdioClientTransport: V2Stdio} = await import('@modelcontextprotocol/client/stdio')
+  const transport =
+    'url' in target
+      ? new StreamableHTTPClientTransport(new URL(target.url), {requestInit: {headers: target.headers}})
+      : new V2Stdio({
+          command: process.execPath,
+          args: [BIN, 'mcp', 'serve', ...target.args],
+          env: childEnv(target.home) as Record<string, string>,
+          stderr: 'pipe',
+        })
+  const client = new V2Client(
+    {name: 'mem-tests-2026', version: '1.0.0'},
+    {versionNegotiation: {mode: {pin: '2026-07-28'}}},
+  )
+  await client.connect(transport)
+  if (client.getNegotiatedProtocolVersion() !== '2026-07-28')
+    throw new Error(`negotiated ${client.getNegotiatedProtocolVersion()}, not 2026-07-28`)
+  const {tools} = await client.listTools()
+  return {
+    tools: tools as Tool[],
+    call: async (tool, args) => (await client.callTool({name: tool, arguments: args})) as CallToolResult,
+    close: () => client.close(),
+  }
+}
+
 /** The transports the contract tests run over: the same checks for each. */
 export const TRANSPORTS: Transport[] = ['stdio', 'http']
 
@@ -57,7 +96,11 @@ export const TRANSPORTS: Transport[] = ['stdio', 'http']
  * over stdio, or as `mem mcp serve --http` with a token that may use every agent.
  * Call it inside `describe`; read `home` and `mcp` from the returned object in the tests.
  */
-export function serveDuringSuite(args: string[] = [], transport: Transport = 'stdio'): {home: string; mcp: McpSession} {
+export function serveDuringSuite(
+  args: string[] = [],
+  transport: Transport = 'stdio',
+  era: Era = '2025',
+): {home: string; mcp: McpSession} {
   const suite = {} as {home: string; mcp: McpSession}
   let cleanup = () => {}
   let stopHttp = async () => {}
@@ -65,7 +108,9 @@ export function serveDuringSuite(args: string[] = [], transport: Transport = 'st
     const temp = tempHome()
     cleanup = temp.cleanup
     suite.home = temp.home
-    if (transport === 'stdio') suite.mcp = await connectMcp(temp.home, {args})
+    if (transport === 'stdio')
+      suite.mcp =
+        era === '2025' ? await connectMcp(temp.home, {args}) : await openModernSession({home: temp.home, args})
     else {
       const {createToken, connectHttp, startHttpServe} = await import('./http.js')
       const token = createToken(temp.home, ['--name', 'suite'])
@@ -74,7 +119,10 @@ export function serveDuringSuite(args: string[] = [], transport: Transport = 'st
       // A connection per call: the suites run the CLI with spawnSync between calls, which blocks
       // this process's event loop; past the server's 5 s keep-alive the client would send on a
       // socket the server has closed, and see "fetch failed".
-      suite.mcp = await connectHttp(served.url, token, {Connection: 'close'})
+      suite.mcp =
+        era === '2025'
+          ? await connectHttp(served.url, token, {Connection: 'close'})
+          : await openModernSession({url: served.url, headers: {Authorization: `Bearer ${token}`, Connection: 'close'}})
     }
   })
   after(async () => {
