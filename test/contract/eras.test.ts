@@ -249,6 +249,28 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
       assert.match(refused.error.message, /read-only; it may call memory_search and checkpoint_resume/)
     })
 
+    it('answers a call with arguments that are not an object, or an unknown tool, with -32602 saying so', async () => {
+      const call = (id: number, name: string, args: unknown) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {name, arguments: args, _meta: envelope},
+      })
+      const notObject = (await (
+        await post(served.url, call(7, 'memory_add', 'a string'), headers(token, 'tools/call', 'memory_add'))
+      ).json()) as {error: {code: number; message: string}}
+      assert.equal(notObject.error.code, -32602)
+      assert.match(
+        notObject.error.message,
+        /"arguments" must be an object of the tool's arguments by name, not a string/,
+      )
+      const unknown = (await (
+        await post(served.url, call(8, 'memory_nope', {}), headers(token, 'tools/call', 'memory_nope'))
+      ).json()) as {error: {code: number; message: string}}
+      assert.equal(unknown.error.code, -32602)
+      assert.match(unknown.error.message, /Unknown tool "memory_nope"\. Available tools: memory_search, memory_add/)
+    })
+
     it('refuses a 2026-07-28 request without a token with 401, as a 2025 one', async () => {
       const body = {jsonrpc: '2.0', id: 6, method: 'tools/list', params: {_meta: envelope}}
       const unsigned = headers(token, 'tools/list')
