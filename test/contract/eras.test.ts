@@ -2,29 +2,16 @@ import assert from 'node:assert/strict'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client'
-import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+import type {Client} from '@modelcontextprotocol/client'
 
 import {createToken, post, startHttpServe, type HttpServe} from '../helpers/http.js'
-import {connectMcp, TRANSPORTS, type McpSession, type Transport} from '../helpers/mcp.js'
-import {BIN, childEnv, ROOT, tempHome} from '../helpers/mem.js'
+import {connectMcp, connectV2, TRANSPORTS, type McpSession, type Transport, type V2Target} from '../helpers/mcp.js'
+import {ROOT, tempHome} from '../helpers/mem.js'
 import {validateAgainst} from '../helpers/schema.js'
 
-const MODERN = '2026-07-28'
+const MODERN = '2026-07-28' as const
 const SNAPSHOT = JSON.parse(readFileSync(join(ROOT, 'test', 'contract', 'tools-list.snapshot.json'), 'utf8')) as {
   tools: {name: string}[]
-}
-
-/**
- * A client of the SDK's 2.x packages: pinned to the 2026-07-28 revision (no initialize, no
- * session), or left to its default, the 2025 handshake. Its auto mode would fall back to
- * initialize without an error, so the era is pinned and checked.
- */
-function v2Client(era: 'modern' | 'legacy'): Client {
-  return new Client(
-    {name: `mem-tests-2x-${era}`, version: '1.0.0'},
-    era === 'modern' ? {versionNegotiation: {mode: {pin: MODERN}}} : {},
-  )
 }
 
 /** The structuredContent of a result checked against the tool's advertised outputSchema, in its declared dialect. */
@@ -35,17 +22,9 @@ function assertValid(tools: {name: string; outputSchema?: object}[], tool: strin
   assert.equal(problem, undefined, `${tool}'s structuredContent against its outputSchema: ${problem}`)
 }
 
-function modernTransport(transport: Transport, home: string, http: {url: string; token: string} | undefined) {
-  if (transport === 'http')
-    return new StreamableHTTPClientTransport(new URL(http!.url), {
-      requestInit: {headers: {Authorization: `Bearer ${http!.token}`}},
-    })
-  return new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', 'serve'],
-    env: childEnv(home) as Record<string, string>,
-    stderr: 'pipe',
-  })
+/** Where this suite's server is, for a 2.x client. */
+function targetOf(transport: Transport, home: string, http: {url: string; token: string} | undefined): V2Target {
+  return transport === 'http' ? {url: http!.url, headers: {Authorization: `Bearer ${http!.token}`}} : {home}
 }
 
 /** The parts of a tool result both eras must carry alike (the 2026 era adds only `_meta`). */
@@ -71,8 +50,7 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
           const {connectHttp} = await import('../helpers/http.js')
           legacy = await connectHttp(served.url, token, {Connection: 'close'})
         } else legacy = await connectMcp(home.home)
-        modern = v2Client('modern')
-        await modern.connect(modernTransport(transport, home.home, served && {url: served.url, token}))
+        modern = await connectV2(targetOf(transport, home.home, served && {url: served.url, token}), MODERN)
       })
 
       after(async () => {
@@ -118,8 +96,7 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
       })
 
       it('serves the 2.x client in the 2025 era too, when it opens with initialize', async () => {
-        const client = v2Client('legacy')
-        await client.connect(modernTransport(transport, home.home, served && {url: served.url, token}))
+        const client = await connectV2(targetOf(transport, home.home, served && {url: served.url, token}), '2025')
         try {
           assert.equal(client.getProtocolEra(), 'legacy')
           const args = {query: 'which editor does Carol use'}
@@ -186,23 +163,37 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
       'io.modelcontextprotocol/clientInfo': {name: 'raw', version: '1'},
       'io.modelcontextprotocol/clientCapabilities': {},
     }
-    const headers = (bearer: string, method: string, name?: string): Record<string, string> => ({
-      Authorization: `Bearer ${bearer}`,
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': MODERN,
-      'Mcp-Method': method,
-      ...(name === undefined ? {} : {'Mcp-Name': name}),
-    })
+    let nextId = 1
+    /**
+     * A raw 2026-07-28 request: the envelope in `_meta`, and the Mcp-Method and Mcp-Name headers
+     * as the body says (`mcpName` to make them disagree); no Authorization without `bearer`.
+     */
+    async function rpc<T>(
+      bearer: string | undefined,
+      method: string,
+      params: Record<string, unknown> = {},
+      mcpName = params['name'] as string | undefined,
+    ): Promise<{status: number; headers: Headers; answer: T}> {
+      const headers: Record<string, string> = {
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': MODERN,
+        'Mcp-Method': method,
+        ...(mcpName === undefined ? {} : {'Mcp-Name': mcpName}),
+        ...(bearer === undefined ? {} : {Authorization: `Bearer ${bearer}`}),
+      }
+      const body = {jsonrpc: '2.0', id: nextId++, method, params: {...params, _meta: envelope}}
+      const response = await post(served.url, body, headers)
+      return {status: response.status, headers: response.headers, answer: (await response.json()) as T}
+    }
+    type Failure = {error: {code: number; message: string}}
 
     it('answers tools/list with resultType and cache fields, and tools in a stable order', async () => {
-      const body = {jsonrpc: '2.0', id: 1, method: 'tools/list', params: {_meta: envelope}}
-      const first = (await (await post(served.url, body, headers(token, 'tools/list'))).json()) as {
-        result: {resultType: string; ttlMs: number; cacheScope: string; tools: {name: string}[]}
-      }
+      type Listed = {result: {resultType: string; ttlMs: number; cacheScope: string; tools: {name: string}[]}}
+      const first = (await rpc<Listed>(token, 'tools/list')).answer
       assert.equal(first.result.resultType, 'complete')
       assert.equal(typeof first.result.ttlMs, 'number')
       assert.match(first.result.cacheScope, /^(private|shared)$/)
-      const again = (await (await post(served.url, body, headers(token, 'tools/list'))).json()) as typeof first
+      const again = (await rpc<Listed>(token, 'tools/list')).answer
       assert.deepEqual(
         again.result.tools.map((t) => t.name),
         first.result.tools.map((t) => t.name),
@@ -210,74 +201,39 @@ describe('both protocol eras: a 2025 client and a 2026-07-28 client of the same 
     })
 
     it('refuses a call whose Mcp-Name header names another tool than its body, and stores nothing', async () => {
-      const body = {
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: {name: 'memory_add', arguments: {content: 'never stored'}, _meta: envelope},
-      }
-      const response = await post(served.url, body, headers(token, 'tools/call', 'memory_search'))
-      const answer = (await response.json()) as {error?: {code: number}}
+      const add = {name: 'memory_add', arguments: {content: 'never stored'}}
+      const {answer} = await rpc<{error?: {code: number}}>(token, 'tools/call', add, 'memory_search')
       assert.ok(answer.error, `an error, got ${JSON.stringify(answer)}`)
-      const search = {
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: {name: 'memory_search', arguments: {query: 'never stored'}, _meta: envelope},
-      }
-      const found = (await (await post(served.url, search, headers(token, 'tools/call', 'memory_search'))).json()) as {
-        result: {structuredContent: {facts: unknown[]}}
-      }
-      assert.deepEqual(found.result.structuredContent.facts, [])
+      const search = {name: 'memory_search', arguments: {query: 'never stored'}}
+      const found = await rpc<{result: {structuredContent: {facts: unknown[]}}}>(token, 'tools/call', search)
+      assert.deepEqual(found.answer.result.structuredContent.facts, [])
     })
 
     it('lists only the reading tools to a read-only token, and refuses a write with 403 as in the 2025 era', async () => {
-      const list = {jsonrpc: '2.0', id: 4, method: 'tools/list', params: {_meta: envelope}}
-      const listed = (await (await post(served.url, list, headers(reader, 'tools/list'))).json()) as {
-        result: {tools: {name: string}[]}
-      }
+      const listed = (await rpc<{result: {tools: {name: string}[]}}>(reader, 'tools/list')).answer
       assert.deepEqual(listed.result.tools.map((t) => t.name).sort(), ['checkpoint_resume', 'memory_search'])
-      const write = {
-        jsonrpc: '2.0',
-        id: 5,
-        method: 'tools/call',
-        params: {name: 'memory_add', arguments: {content: 'never stored'}, _meta: envelope},
-      }
-      const response = await post(served.url, write, headers(reader, 'tools/call', 'memory_add'))
-      const refused = (await response.json()) as {error: {message: string}}
-      assert.equal(response.status, 403)
-      assert.match(refused.error.message, /read-only; it may call memory_search and checkpoint_resume/)
+      const write = {name: 'memory_add', arguments: {content: 'never stored'}}
+      const refused = await rpc<Failure>(reader, 'tools/call', write)
+      assert.equal(refused.status, 403)
+      assert.match(refused.answer.error.message, /read-only; it may call memory_search and checkpoint_resume/)
     })
 
     it('answers a call with arguments that are not an object, or an unknown tool, with -32602 saying so', async () => {
-      const call = (id: number, name: string, args: unknown) => ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: {name, arguments: args, _meta: envelope},
-      })
-      const notObject = (await (
-        await post(served.url, call(7, 'memory_add', 'a string'), headers(token, 'tools/call', 'memory_add'))
-      ).json()) as {error: {code: number; message: string}}
+      const notObject = (await rpc<Failure>(token, 'tools/call', {name: 'memory_add', arguments: 'a string'})).answer
       assert.equal(notObject.error.code, -32602)
       assert.match(
         notObject.error.message,
         /"arguments" must be an object of the tool's arguments by name, not a string/,
       )
-      const unknown = (await (
-        await post(served.url, call(8, 'memory_nope', {}), headers(token, 'tools/call', 'memory_nope'))
-      ).json()) as {error: {code: number; message: string}}
+      const unknown = (await rpc<Failure>(token, 'tools/call', {name: 'memory_nope', arguments: {}})).answer
       assert.equal(unknown.error.code, -32602)
       assert.match(unknown.error.message, /Unknown tool "memory_nope"\. Available tools: memory_search, memory_add/)
     })
 
     it('refuses a 2026-07-28 request without a token with 401, as a 2025 one', async () => {
-      const body = {jsonrpc: '2.0', id: 6, method: 'tools/list', params: {_meta: envelope}}
-      const unsigned = headers(token, 'tools/list')
-      delete unsigned['Authorization']
-      const response = await post(served.url, body, unsigned)
-      assert.equal(response.status, 401)
-      assert.match(response.headers.get('www-authenticate') ?? '', /resource_metadata=/)
+      const refused = await rpc<unknown>(undefined, 'tools/list')
+      assert.equal(refused.status, 401)
+      assert.match(refused.headers.get('www-authenticate') ?? '', /resource_metadata=/)
     })
   })
 })

@@ -3,7 +3,6 @@ import {request as httpRequest} from 'node:http'
 import {createInterface} from 'node:readline'
 
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 
 import {openSession, type McpSession} from './mcp.js'
 import {BIN, childEnv, mem, memAsync} from './mem.js'
@@ -81,22 +80,6 @@ export async function connectHttp(
 ): Promise<McpSession> {
   const headers: Record<string, string> = token === undefined ? {...more} : {...more, Authorization: `Bearer ${token}`}
   return openSession(new StreamableHTTPClientTransport(new URL(url), {requestInit: {headers}}), 'mem-tests-http')
-}
-
-/** The 2.x SDK client (@modelcontextprotocol/client), for the same checks. */
-export async function connectHttpV2(url: string, token: string): Promise<Omit<McpSession, 'client'>> {
-  const v2 = await import('@modelcontextprotocol/client')
-  const transport = new v2.StreamableHTTPClientTransport(new URL(url), {
-    requestInit: {headers: {Authorization: `Bearer ${token}`}},
-  })
-  const client = new v2.Client({name: 'mem-tests-http-v2', version: '1.0.0'})
-  await client.connect(transport)
-  const {tools} = await client.listTools()
-  return {
-    tools: tools as McpSession['tools'],
-    call: async (name, args) => (await client.callTool({name, arguments: args})) as CallToolResult,
-    close: () => client.close(),
-  }
 }
 
 /** A raw POST to the server, for what an SDK client would never send. */

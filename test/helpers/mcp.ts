@@ -2,6 +2,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import type {Transport as ClientTransport} from '@modelcontextprotocol/sdk/shared/transport.js'
 import type {CallToolResult, Tool} from '@modelcontextprotocol/sdk/types.js'
+import type {Client as V2Client} from '@modelcontextprotocol/client'
 
 import {BIN, childEnv, tempHome} from './mem.js'
 
@@ -55,31 +56,40 @@ export type Era = '2025' | '2026-07-28'
 
 export const ERAS: Era[] = ['2025', '2026-07-28']
 
+/** Where a 2.x client reaches mem: a `mem mcp serve` it starts on `home`, or an HTTP endpoint. */
+export type V2Target = {home: string; args?: string[]} | {url: string; headers: Record<string, string>}
+
 /**
- * Connects the 2.x client pinned to 2026-07-28 (its negotiated version checked: the SDK's auto
- * mode would fall back to initialize without an error) and reads tools/list first.
+ * Connects a client of the SDK's 2.x packages: pinned to 2026-07-28 (no initialize, no session;
+ * its negotiated version is checked, as the SDK's auto mode would fall back to initialize without
+ * an error), or left to its default, the 2025 handshake.
  */
-export async function openModernSession(
-  target: {home: string; args: string[]} | {url: string; headers: Record<string, string>},
-): Promise<McpSession> {
-  const {Client: V2Client, StreamableHTTPClientTransport} = await import('@modelcontextprotocol/client')
+export async function connectV2(target: V2Target, era: Era): Promise<V2Client> {
+  const {Client, StreamableHTTPClientTransport} = await import('@modelcontextprotocol/client')
   const {StdioClientTransport: V2Stdio} = await import('@modelcontextprotocol/client/stdio')
   const transport =
     'url' in target
       ? new StreamableHTTPClientTransport(new URL(target.url), {requestInit: {headers: target.headers}})
       : new V2Stdio({
           command: process.execPath,
-          args: [BIN, 'mcp', 'serve', ...target.args],
+          args: [BIN, 'mcp', 'serve', ...(target.args ?? [])],
           env: childEnv(target.home) as Record<string, string>,
           stderr: 'pipe',
         })
-  const client = new V2Client(
-    {name: 'mem-tests-2026', version: '1.0.0'},
-    {versionNegotiation: {mode: {pin: '2026-07-28'}}},
+  const modern = era === '2026-07-28'
+  const client = new Client(
+    {name: `mem-tests-2x-${era}`, version: '1.0.0'},
+    modern ? {versionNegotiation: {mode: {pin: era}}} : {},
   )
   await client.connect(transport)
-  if (client.getNegotiatedProtocolVersion() !== '2026-07-28')
-    throw new Error(`negotiated ${client.getNegotiatedProtocolVersion()}, not 2026-07-28`)
+  const negotiated = client.getNegotiatedProtocolVersion()
+  if (modern !== (negotiated === era)) throw new Error(`asked for MCP ${era}, negotiated ${negotiated}`)
+  return client
+}
+
+/** A 2.x client's session, tools/list read first as a real client does. */
+export async function openV2Session(target: V2Target, era: Era): Promise<McpSession> {
+  const client = await connectV2(target, era)
   const {tools} = await client.listTools()
   return {
     tools: tools as Tool[],
@@ -110,7 +120,7 @@ export function serveDuringSuite(
     suite.home = temp.home
     if (transport === 'stdio')
       suite.mcp =
-        era === '2025' ? await connectMcp(temp.home, {args}) : await openModernSession({home: temp.home, args})
+        era === '2025' ? await connectMcp(temp.home, {args}) : await openV2Session({home: temp.home, args}, era)
     else {
       const {createToken, connectHttp, startHttpServe} = await import('./http.js')
       const token = createToken(temp.home, ['--name', 'suite'])
@@ -122,7 +132,10 @@ export function serveDuringSuite(
       suite.mcp =
         era === '2025'
           ? await connectHttp(served.url, token, {Connection: 'close'})
-          : await openModernSession({url: served.url, headers: {Authorization: `Bearer ${token}`, Connection: 'close'}})
+          : await openV2Session(
+              {url: served.url, headers: {Authorization: `Bearer ${token}`, Connection: 'close'}},
+              era,
+            )
     }
   })
   after(async () => {

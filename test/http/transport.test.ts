@@ -7,16 +7,8 @@ import {join} from 'node:path'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
-import {
-  connectHttp,
-  connectHttpV2,
-  createToken,
-  post,
-  rawPost,
-  startHttpServe,
-  type HttpServe,
-} from '../helpers/http.js'
-import {connectMcp} from '../helpers/mcp.js'
+import {connectHttp, createToken, post, rawPost, startHttpServe, type HttpServe} from '../helpers/http.js'
+import {connectMcp, openV2Session} from '../helpers/mcp.js'
 import {mem, ROOT, tempHome} from '../helpers/mem.js'
 import {validateAgainst} from '../helpers/schema.js'
 import {snapshotTree} from '../helpers/tree.js'
@@ -98,7 +90,7 @@ describe('mem mcp serve --http: the transport', function () {
   })
 
   it('serves the 2.x SDK client: every tool, payloads valid against the advertised schemas', async () => {
-    const v2 = await connectHttpV2(server.url, token)
+    const v2 = await openV2Session({url: server.url, headers: {Authorization: `Bearer ${token}`}}, '2025')
     try {
       assert.deepEqual(
         v2.tools.map((t) => t.name),

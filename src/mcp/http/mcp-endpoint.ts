@@ -48,14 +48,9 @@ export class McpEndpoint {
     this.modern = createMcpHandler((ctx) => this.serverFor(ctx.authInfo), {legacy: 'reject'})
   }
 
-  async serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    call: {body: unknown; record: TokenRecord; readOnly: boolean; entry: RequestLog},
-  ): Promise<void> {
-    const {body, record, readOnly, entry} = call
+  async serve(req: IncomingMessage, res: ServerResponse, call: Grant & {body: unknown}): Promise<void> {
+    const {body, ...grant} = call
     const {accept, json} = chooseResponse(header(req, 'accept'))
-    const grant: Grant = {record, readOnly, entry}
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
@@ -63,39 +58,44 @@ export class McpEndpoint {
       else send(res, this.timeout())
     }, this.options.requestMs)
     try {
-      const authInfo = {token: '', clientId: record.name, scopes: scopesOf(record), extra: {grant}}
+      const authInfo = {token: '', clientId: grant.record.name, scopes: scopesOf(grant.record), extra: {grant}}
       const request = toWebRequest(req, accept)
-      if (await isLegacyRequest(request, body)) {
-        const server = this.serverFor(authInfo)
-        try {
-          const response = await this.legacy(server, request, body, authInfo, json)
-          if (!timedOut) await sendResponse(res, response)
-        } finally {
-          await server.close().catch(() => {})
-        }
-      } else {
-        const response = await this.modern.fetch(request, {parsedBody: body, authInfo})
+      const {response, close} = (await isLegacyRequest(request, body))
+        ? await this.legacy(request, body, authInfo, json)
+        : {response: await this.modern.fetch(request, {parsedBody: body, authInfo}), close: async () => {}}
+      try {
         if (!timedOut) await sendResponse(res, response)
+      } finally {
+        await close()
       }
     } finally {
       clearTimeout(timer)
     }
   }
 
-  /** A 2025 request: a transport of its own, as the SDK's stateless transport must not be reused. */
+  /**
+   * A 2025 request: a server and a transport of its own (the SDK's stateless transport must not
+   * be reused), closed once the answer, streamed or not, has been sent.
+   */
   private async legacy(
-    server: Server,
     request: Request,
     body: unknown,
     authInfo: AuthInfo,
     json: boolean,
-  ): Promise<Response> {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: json,
-    })
-    await server.connect(transport)
-    return transport.handleRequest(request, {parsedBody: body, authInfo})
+  ): Promise<{response: Response; close: () => Promise<void>}> {
+    const server = this.serverFor(authInfo)
+    const close = () => server.close().catch(() => {})
+    try {
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: json,
+      })
+      await server.connect(transport)
+      return {response: await transport.handleRequest(request, {parsedBody: body, authInfo}), close}
+    } catch (error) {
+      await close()
+      throw error
+    }
   }
 
   private serverFor(authInfo: AuthInfo | undefined): Server {
