@@ -1,3 +1,4 @@
+import {fstatSync, readFileSync} from 'node:fs'
 import {mkdtemp, open, rm, type FileHandle} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -65,14 +66,16 @@ async function fileSource(handle: FileHandle, cleanup: () => Promise<void> = asy
 }
 
 /**
- * The file to import, or `-` for stdin. What cannot be read twice (stdin, a pipe such as
- * `<(...)`) is first copied to a private temporary file, removed when the import ends.
+ * The file to import, or `-` for stdin. What cannot be read twice (a pipe into stdin, or one
+ * such as `<(...)`) is first copied to a private temporary file, removed when the import ends;
+ * stdin redirected from a file (`mem import - < export.jsonl`) is that file, read in place, so
+ * that a large one needs no room in the temporary folder.
  */
 export async function openImportSource(path: string, stdin: Readable): Promise<ImportSource> {
   if (path === '-') {
     if ((stdin as Readable & {isTTY?: boolean}).isTTY)
       throw new MemError('invalid_input', 'no input on stdin: pipe a file into "mem import -" or give a file name')
-    return spooled(stdin)
+    return (await stdinFile()) ?? spooled(stdin)
   }
   let handle: FileHandle
   try {
@@ -91,8 +94,40 @@ export async function openImportSource(path: string, stdin: Readable): Promise<I
   return spooled(handle.createReadStream())
 }
 
+/**
+ * Stdin as a file of its own, when it is a regular file not read from yet: opened again through
+ * /dev/stdin, which on Linux is a descriptor of its own read from the start. Undefined elsewhere,
+ * or when something read from it before (`{ head -1; mem import -; } < file`): it is copied,
+ * from where it stands, as a pipe is.
+ */
+async function stdinFile(): Promise<ImportSource | undefined> {
+  try {
+    if (!fstatSync(0).isFile() || !/^pos:\s+0$/m.test(readFileSync('/proc/self/fdinfo/0', 'utf8'))) return undefined
+    const handle = await open('/dev/stdin', 'r')
+    const [was, now] = [fstatSync(0), await handle.stat()]
+    if (now.isFile() && now.ino === was.ino && now.dev === was.dev) return await fileSource(handle)
+    await handle.close()
+  } catch {
+    // Not Linux, or no /proc: copied.
+  }
+  return undefined
+}
+
 async function spooled(input: Readable): Promise<ImportSource> {
-  const dir = await mkdtemp(join(tmpdir(), 'mem-import-'))
+  const cannot = (where: string, error: unknown): MemError => {
+    const code = (error as NodeJS.ErrnoException).code
+    const why = typeof code === 'string' ? describeErrno(code) : (error as Error).message
+    return new MemError(
+      'io_error',
+      `cannot keep a copy of the input to import in ${where}: ${why}. Give the file's name instead of -, or set TMPDIR to a folder with room for it`,
+    )
+  }
+  let dir: string
+  try {
+    dir = await mkdtemp(join(tmpdir(), 'mem-import-'))
+  } catch (error) {
+    throw cannot(tmpdir(), error)
+  }
   const cleanup = (): Promise<void> => rm(dir, {recursive: true, force: true})
   try {
     const file = join(dir, 'input')
@@ -101,6 +136,6 @@ async function spooled(input: Readable): Promise<ImportSource> {
     return await fileSource(await open(file, 'r'), cleanup)
   } catch (error) {
     await cleanup()
-    throw new MemError('io_error', `cannot keep a copy of the input to import in ${dir}: ${(error as Error).message}`)
+    throw cannot(dir, error)
   }
 }

@@ -141,6 +141,37 @@ describe('mem import: what the file holds (encoding, line length, stdin and pipe
     assert.equal(fromStdin.skipped.length, 1)
   })
 
+  it('reads stdin redirected from a file in place, with no copy; a pipe is copied, from where it stands', () => {
+    writeFileSync(file, `${factLine(1, 'first of the file')}\n${factLine(2, 'second of the file')}\n`)
+    // No temporary folder to copy into: only what needs no copy can be read.
+    const env = {...childEnv(h.home), TMPDIR: join(files.home, 'missing')}
+    const run = (script: string) =>
+      spawnSync('bash', ['-c', script], {env: {...env, MEM: `"${process.execPath}" "${BIN}"`}, encoding: 'utf8'})
+
+    const redirected = run(`eval "$MEM import - --json" < "${file}"`)
+    assert.equal(redirected.status, 0, redirected.stderr)
+    assert.deepEqual((JSON.parse(redirected.stdout) as {added: unknown}).added, {facts: 2, checkpoints: 0})
+
+    const piped = run(`cat "${file}" | eval "$MEM import - --json"`)
+    assert.equal(piped.status, 1)
+    const error = (JSON.parse(piped.stdout) as {error: {code: string; message: string}}).error
+    assert.equal(error.code, 'io_error')
+    assert.match(
+      error.message,
+      /cannot keep a copy of the input to import in .*missing: .*set TMPDIR to a folder with room/,
+    )
+
+    // Stdin already read past its first line: the import starts where it stands, not at the file's start.
+    const rest = spawnSync('bash', ['-c', `{ head -n 1 > /dev/null; eval "$MEM import - --json"; } < "${file}"`], {
+      env: {...childEnv(files.home), MEM: `"${process.execPath}" "${BIN}"`},
+      encoding: 'utf8',
+    })
+    assert.equal(rest.status, 0, rest.stderr)
+    assert.deepEqual((JSON.parse(rest.stdout) as {agents: unknown}).agents, [
+      {agent_id: 'carol', facts: 1, checkpoints: 0},
+    ])
+  })
+
   it('the documented jq recipe lists rejected lines whether the import was refused or went ahead', () => {
     // docs/guide-scripts.md and `mem import --help` give this recipe.
     const recipe = `jq -r '(.error // .).rejected[]? | "line \\(.line): \\(.message)"'`
