@@ -164,12 +164,14 @@ export class InvertedIndex {
     const counts = new Map<string, number>()
     for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1)
     for (const t of asked) counts.set(ASKED + t, (counts.get(ASKED + t) ?? 0) + 1)
-    let i = this.docs.reserve(counts.size * 2)
+    const kept = this.docs.kept
+    let i = kept ? this.docs.reserve(counts.size * 2) : 0
     const from = i
     for (const [text, tf] of counts) {
       const p = this.postingsFor(text)
       push(p, slot, tf)
       p.df += 1
+      if (!kept) continue
       this.docs.arena[i++] = p.id
       this.docs.arena[i++] = tf
     }
@@ -179,7 +181,7 @@ export class InvertedIndex {
   remove(slot: number): void {
     const docs = this.docs
     if (!docs.has(slot)) return
-    docs.ready()
+    if (!docs.kept) docs.keep(this.allPairs(docs.slots))
     // Gone before the sweeps below look, so they drop its entries too; its pairs stay readable.
     docs.remove(slot)
     const pairs = docs.arena
@@ -202,36 +204,83 @@ export class InvertedIndex {
     this.lengths[slot] = 0
   }
 
-  /** The documents in `slots` as {@link CompactDocs}; terms no listed document holds are left out. */
+  /**
+   * The documents in `slots` (in increasing order) as {@link CompactDocs}, document i being
+   * slots[i]; terms no listed document holds are left out. Read from the postings, which are in
+   * slot order, so that saving never needs each document's own terms.
+   */
   serializeCompact(slots: readonly number[]): PlainCompactDocs {
-    this.docs.ready()
-    const {arena: doc, from, to} = this.docs
-    // The terms the listed documents hold, numbered in sorted order.
-    const used = new Set<number>()
-    for (const slot of slots)
-      if (this.docs.has(slot)) for (let i = from[slot]!; i < to[slot]!; i += 2) used.add(doc[i]!)
-    const terms = [...used].map((id) => this.postingsById(id)!.text).sort()
-    const tableIndex = new Int32Array(this.byId.length).fill(-1)
-    terms.forEach((text, t) => (tableIndex[this.lookup(text)!.id] = t))
-
-    const offsets = new Uint32Array(slots.length + 1)
+    const at = new Int32Array(this.docs.slots).fill(-1)
     const lengths = new Uint32Array(slots.length)
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i]!
-      offsets[i + 1] = offsets[i]! + (this.docs.has(slot) ? to[slot]! - from[slot]! : 0)
-      lengths[i] = this.docs.has(slot) ? this.lengths[slot]! : 0
-    }
-    const pairs = new Uint32Array(offsets[slots.length]!)
+    slots.forEach((slot, i) => {
+      if (i > 0 && slot <= slots[i - 1]!) throw new Error('serializeCompact: slots out of order')
+      if (!this.docs.has(slot)) return
+      at[slot] = i
+      lengths[i] = this.lengths[slot]!
+    })
+    // Each term a listed document holds, with how many numbers its postings take.
+    const held: {text: string; entries: Uint32Array; size: number; count: number}[] = []
+    this.eachPostings((_, text, entries, size) => {
+      let count = 0
+      for (let r = 0; r < size; r += 2) if (at[entries[r]!]! >= 0) count += 2
+      if (count > 0) held.push({text, entries, size, count})
+    })
+    held.sort((x, y) => (x.text < y.text ? -1 : x.text > y.text ? 1 : 0))
+    const starts = new Uint32Array(held.length + 1)
+    held.forEach((h, t) => (starts[t + 1] = starts[t]! + h.count))
+    const postings = new Uint32Array(starts[held.length]!)
     let w = 0
-    for (const slot of slots) {
-      if (!this.docs.has(slot)) continue
-      for (let i = from[slot]!; i < to[slot]!; i += 2) {
-        pairs[w++] = tableIndex[doc[i]!]!
-        pairs[w++] = doc[i + 1]!
+    for (const {entries, size} of held) {
+      for (let r = 0; r < size; r += 2) {
+        const i = at[entries[r]!]!
+        if (i < 0) continue
+        postings[w++] = i
+        postings[w++] = entries[r + 1]!
       }
     }
-    const postings = transpose(offsets, pairs, terms.length)
-    return {terms, surfaces: this.sortedSurfaces(), lengths, starts: postings.starts, postings: postings.entries}
+    const terms = held.map((h) => h.text)
+    return {terms, surfaces: this.sortedSurfaces(), lengths, starts, postings}
+  }
+
+  /**
+   * Calls `each` with every term's postings, entries[0..size) (those of removed documents
+   * included until swept), in term id order; every saved posting is read first.
+   */
+  private eachPostings(each: (id: number, text: string, entries: Uint32Array, size: number) => void): void {
+    const base = this.base
+    if (base) base.load(0, base.postings.length)
+    const loaded = base?.terms.length ?? 0
+    for (let id = 0; id < Math.max(loaded, this.byId.length); id++) {
+      const p = this.byId[id]
+      if (p) {
+        this.read(p)
+        each(id, p.text, p.entries, p.size)
+      } else if (base && id < loaded) {
+        const from = base.starts[id]!
+        const to = base.starts[id + 1]!
+        each(id, base.terms.at(id)!, base.postings.subarray(from, to), to - from)
+      }
+    }
+  }
+
+  /** Every live document's [term id, tf, ...] pairs among `count` slots, from the postings: what a removal needs. */
+  private allPairs(count: number): {offsets: Uint32Array; pairs: Uint32Array} {
+    const offsets = new Uint32Array(count + 1)
+    this.eachPostings((_, __, entries, size) => {
+      for (let r = 0; r < size; r += 2) if (this.docs.has(entries[r]!)) offsets[entries[r]! + 1]! += 2
+    })
+    for (let slot = 0; slot < count; slot++) offsets[slot + 1]! += offsets[slot]!
+    const fill = offsets.slice(0, count)
+    const pairs = new Uint32Array(offsets[count]!)
+    this.eachPostings((id, _, entries, size) => {
+      for (let r = 0; r < size; r += 2) {
+        const slot = entries[r]!
+        if (!this.docs.has(slot)) continue
+        pairs[fill[slot]!++] = id
+        pairs[fill[slot]!++] = entries[r + 1]!
+      }
+    })
+    return {offsets, pairs}
   }
 
   /**
@@ -258,10 +307,7 @@ export class InvertedIndex {
     const index = new InvertedIndex()
     index.base = {terms, surfaces, starts, postings, load}
     index.byId.length = termCount
-    index.docs = DocTerms.pending(docs, () => {
-      load(0, postings.length)
-      return docPairs(docs, starts, postings)
-    })
+    index.docs = DocTerms.live(docs)
     index.lengths = lengths.slice()
     index.live = docs
     for (let slot = 0; slot < docs; slot++) index.totalLength += lengths[slot]!
@@ -654,57 +700,53 @@ function push(p: Postings, slot: number, tf: number): void {
 }
 
 /**
- * Every document's distinct terms and counts, [termId, tf, ...], in arena[from[slot]..to[slot]):
- * one growing array instead of a typed array per document, which at 100,000 facts saves
- * megabytes of array headers and as many objects for the garbage collector to trace. Space
- * left by removed or re-indexed documents is reclaimed by compacting once it is half the arena.
+ * Which slots hold a live document and, once a removal needs them, every live document's
+ * distinct terms and counts, [termId, tf, ...], in arena[from[slot]..to[slot]): one growing
+ * array instead of a typed array per document, which at 100,000 facts saves megabytes of array
+ * headers and as many objects for the garbage collector to trace. Until the first removal the
+ * pairs are not kept at all: the postings hold the same numbers, so that an index built or
+ * loaded and then searched or saved (an import, a rebuild, most servers' day) holds them once,
+ * and the first removal works them all out from the postings ({@link keep}). Space left by
+ * removed or re-indexed documents is reclaimed by compacting once it is half the arena.
  */
 class DocTerms {
   arena: Uint32Array = new Uint32Array(0)
   from: Uint32Array = new Uint32Array(0)
   to: Uint32Array = new Uint32Array(0)
+  /** Whether the pairs are kept; until then `arena`, `from` and `to` are unused. */
+  kept = false
+  /** One past the highest slot attached. */
+  slots = 0
   private alive = new Uint8Array(0)
   private used = 0
   private garbage = 0
-  /** For loaded documents 0..count): works out their pairs, which {@link ready} puts in front of the arena. */
-  private pendingBase?: {count: number; pairs: () => {offsets: Uint32Array; pairs: Uint32Array}}
 
-  /** `count` live documents whose pairs are worked out only when first needed (see {@link ready}). */
-  static pending(count: number, pairs: () => {offsets: Uint32Array; pairs: Uint32Array}): DocTerms {
+  /** Slots 0..count) live, their pairs not kept. */
+  static live(count: number): DocTerms {
     const docs = new DocTerms()
-    const size = Math.max(count, 1024)
-    docs.from = new Uint32Array(size)
-    docs.to = new Uint32Array(size)
-    docs.alive = new Uint8Array(size).fill(1, 0, count)
-    docs.pendingBase = {count, pairs}
+    docs.alive = new Uint8Array(Math.max(count, 1024)).fill(1, 0, count)
+    docs.slots = count
     return docs
   }
 
-  /** Makes the loaded documents' pairs readable; the documents attached since move up behind them. */
-  ready(): void {
-    const base = this.pendingBase
-    if (base === undefined) return
-    this.pendingBase = undefined
-    const {offsets, pairs} = base.pairs()
-    const arena = new Uint32Array(Math.max(1024, pairs.length + this.arena.length))
-    arena.set(pairs)
-    arena.set(this.arena.subarray(0, this.used), pairs.length)
-    for (let slot = base.count; slot < this.from.length; slot++) {
-      if (this.alive[slot] === 0 && this.from[slot] === 0 && this.to[slot] === 0) continue
-      this.from[slot]! += pairs.length
-      this.to[slot]! += pairs.length
-    }
-    this.from.set(offsets.subarray(0, base.count))
-    this.to.set(offsets.subarray(1, base.count + 1))
-    this.arena = arena
-    this.used += pairs.length
+  /** Keeps the pairs of the slots attached so far, as {@link InvertedIndex.allPairs} works them out; new documents' follow. */
+  keep({offsets, pairs}: {offsets: Uint32Array; pairs: Uint32Array}): void {
+    const size = this.alive.length
+    this.from = new Uint32Array(size)
+    this.to = new Uint32Array(size)
+    this.from.set(offsets.subarray(0, this.slots))
+    this.to.set(offsets.subarray(1, this.slots + 1))
+    this.arena = pairs
+    this.used = pairs.length
+    this.garbage = 0
+    this.kept = true
   }
 
   has(slot: number): boolean {
     return this.alive[slot] === 1
   }
 
-  /** Room for `count` more numbers at the end of the arena; returns where they go. */
+  /** Room for `count` more numbers at the end of the arena; returns where they go. Only once kept. */
   reserve(count: number): number {
     if (this.garbage > 1024 && this.garbage * 2 > this.used) this.compact()
     if (this.used + count > this.arena.length) {
@@ -718,29 +760,33 @@ class DocTerms {
   }
 
   attach(slot: number, from: number, to: number): void {
-    if (slot >= this.from.length) {
-      const size = Math.max(slot + 1, this.from.length * 2, 1024)
-      this.from = grow(this.from, size)
-      this.to = grow(this.to, size)
+    if (slot >= this.alive.length) {
+      const size = Math.max(slot + 1, this.alive.length * 2, 1024)
       const alive = new Uint8Array(size)
       alive.set(this.alive)
       this.alive = alive
+      if (this.kept) {
+        this.from = grow(this.from, size)
+        this.to = grow(this.to, size)
+      }
     }
-    this.from[slot] = from
-    this.to[slot] = to
+    if (this.kept) {
+      this.from[slot] = from
+      this.to[slot] = to
+    }
     this.alive[slot] = 1
+    this.slots = Math.max(this.slots, slot + 1)
   }
 
   remove(slot: number): void {
-    this.garbage += this.to[slot]! - this.from[slot]!
+    if (this.kept) this.garbage += this.to[slot]! - this.from[slot]!
     this.alive[slot] = 0
   }
 
   private compact(): void {
-    this.ready()
     const arena = new Uint32Array(Math.max(1024, Math.ceil((this.used - this.garbage) * 1.5)))
     let w = 0
-    for (let slot = 0; slot < this.alive.length; slot++) {
+    for (let slot = 0; slot < this.slots; slot++) {
       if (this.alive[slot] !== 1) continue
       const from = this.from[slot]!
       const to = this.to[slot]!

@@ -642,6 +642,44 @@ describe('FactIndex properties', () => {
     )
   })
 
+  it('after any adds, replacements, removals and reloads, the index saves and ranks as a fresh index over the live facts', () => {
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'alphas', 'running', 'ran']
+    const step = fc.oneof(
+      {weight: 4, arbitrary: fc.tuple(fc.constant('add' as const), fc.nat(9), fc.array(fc.constantFrom(...words)))},
+      {weight: 2, arbitrary: fc.tuple(fc.constant('remove' as const), fc.nat(9))},
+      {weight: 1, arbitrary: fc.constant(['reload'] as const)},
+    )
+    /** What the saved index says of the words: which facts hold which terms, how often, and each fact's length. */
+    const saved = (index: FactIndex) => {
+      const {ids, terms, starts, postings, lengths} = index.toCompact()
+      return {ids, terms, starts: [...starts], postings: [...postings], lengths: [...lengths]}
+    }
+    fc.assert(
+      fc.property(fc.array(step, {maxLength: 40}), (steps) => {
+        let index = new FactIndex()
+        const live = new Map<string, IndexedFact>()
+        for (const s of steps) {
+          if (s[0] === 'add') {
+            const fact = {id: `F${s[1]}`, content: s[2].join(' '), tags: [], created_at: '2024-01-01T00:00:00.000Z'}
+            index.add(fact)
+            live.delete(fact.id)
+            live.set(fact.id, fact)
+          } else if (s[0] === 'remove') {
+            index.remove(`F${s[1]}`)
+            live.delete(`F${s[1]}`)
+          } else index = FactIndex.fromCompact(index.toCompact())
+        }
+        // A fact takes a new slot each time it is added, so the live facts in the order of their
+        // last add are in slot order.
+        const fresh = indexOf([...live.values()])
+        assert.deepEqual(saved(index), saved(fresh))
+        for (const query of ['alpha', 'bravo delta', 'run echo', 'alp'])
+          assert.deepEqual(index.search(query, {limit: 10}), fresh.search(query, {limit: 10}), query)
+      }),
+      {numRuns: 300},
+    )
+  })
+
   it('indexes arbitrary content without throwing', () => {
     fc.assert(
       fc.property(
