@@ -20,13 +20,15 @@ export type Decision =
  */
 type Stored = string
 
+/** Digests are compared by their first 16 bytes, 22 characters of base64. */
+const DIGEST_BYTES = 16
 const DIGEST_CHARS = 22
 
 interface AgentState {
   stored: Map<string, Stored>
   storedContent: Set<string>
-  /** Ids given by earlier lines: "line digest", so a repeat is told from a different record. */
-  earlier: Map<string, string>
+  /** Ids given by earlier lines, with the line and digest, so a repeat is told from a different record. */
+  earlier: EarlierRecords
   earlierContent: Map<string, number>
 }
 
@@ -57,12 +59,11 @@ export class ImportPlanner {
     const seen = state.earlier.get(p.record.id)
     if (have !== undefined) return compareStored(agent, what, p, have)
     if (seen !== undefined) {
-      const [line, digest] = seen.split(' ')
-      return digest === recordDigest(p.record)
-        ? {kind: 'skip', message: `repeats ${what} of line ${line}`}
-        : {kind: 'reject', message: `${what} was already given on line ${line} with different content`}
+      return seen.digest === recordDigest(p.record)
+        ? {kind: 'skip', message: `repeats ${what} of line ${seen.line}`}
+        : {kind: 'reject', message: `${what} was already given on line ${seen.line} with different content`}
     }
-    state.earlier.set(p.record.id, `${p.line} ${recordDigest(p.record)}`)
+    state.earlier.set(p.record.id, p.line, recordDigest(p.record))
     if (p.kind === 'fact' && isLive(p.record)) state.earlierContent.set(contentKey(p.record), p.line)
     return {kind: 'write'}
   }
@@ -77,7 +78,7 @@ export class ImportPlanner {
       if (isLive(fact)) storedContent.add(contentKey(fact))
     })
     for (const cp of await this.ctx.store.listCheckpoints(agent)) stored.set(cp.id, storedOf(cp, false))
-    state = {stored, storedContent, earlier: new Map(), earlierContent: new Map()}
+    state = {stored, storedContent, earlier: new EarlierRecords(), earlierContent: new Map()}
     this.agents.set(agent, state)
     return state
   }
@@ -180,6 +181,42 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value)
 }
 
+/**
+ * The first DIGEST_CHARS characters (132 bits) of the text's SHA-256 in base64, made as a string
+ * of its own: a slice of the whole digest would keep all of it alive in the maps above.
+ */
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64')
+  return createHash('sha256').update(text).digest().toString('base64url', 0, DIGEST_BYTES)
+}
+
+/**
+ * The line and digest of each id earlier lines gave: the digest as 16 bytes in one shared array
+ * rather than a string per record, so that a file of 200,000 records costs the map of its ids
+ * and little more.
+ */
+class EarlierRecords {
+  private readonly at = new Map<string, number>()
+  private lines = new Uint32Array(1024)
+  private digests = Buffer.alloc(1024 * DIGEST_BYTES)
+
+  get(id: string): {line: number; digest: string} | undefined {
+    const i = this.at.get(id)
+    if (i === undefined) return undefined
+    return {line: this.lines[i]!, digest: this.digests.toString('base64url', i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES)}
+  }
+
+  set(id: string, line: number, digest: string): void {
+    const i = this.at.size
+    if (i >= this.lines.length) {
+      const lines = new Uint32Array(this.lines.length * 2)
+      lines.set(this.lines)
+      this.lines = lines
+      const digests = Buffer.alloc(this.digests.length * 2)
+      this.digests.copy(digests)
+      this.digests = digests
+    }
+    this.at.set(id, i)
+    this.lines[i] = line
+    this.digests.write(digest, i * DIGEST_BYTES, 'base64url')
+  }
 }
