@@ -24,10 +24,13 @@ if (gc === undefined) {
 const MiB = 1024 * 1024
 const sizes = process.argv.slice(2).map(Number)
 
-/** A full collection once the current task is over: until then V8 keeps some of what it made alive. */
+/** Full collections once the current task is over: until then V8 keeps some of what it made alive. */
 async function settled(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 50))
-  gc!()
+  // Twice: typed arrays found dead are freed (and uncounted) by a sweep that ends after the collection.
+  for (let i = 0; i < 2; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    gc!()
+  }
 }
 
 /** Heap in use and typed arrays, in MiB, after a full collection, less what was there before. */
