@@ -13,22 +13,23 @@ export type Decision =
   | {kind: 'reject'; message: string}
 
 /**
- * What the check keeps of a stored record instead of the record: whether it is live (`L`) or
- * not (`-`), then the digest of the record, then, for a fact with history marks, the digest of
- * it without them. An agent of 200,000 facts costs about 30 MiB here, against some 200 MiB for
- * its records (which the store then also kept).
+ * What the check keeps of a stored record instead of the record: whether it is live, the digest
+ * of the record and the digest of it without its history marks (the same when it has none).
  */
-type Stored = string
+interface Stored {
+  live: boolean
+  full: string
+  bare: string
+}
 
-/** Digests are compared by their first 16 bytes, 22 characters of base64. */
+/** Digests are compared by their first 16 bytes (128 bits; 22 characters of base64). */
 const DIGEST_BYTES = 16
-const DIGEST_CHARS = 22
 
 interface AgentState {
-  stored: Map<string, Stored>
+  stored: RecordDigests
   storedContent: Set<string>
   /** Ids given by earlier lines, with the line and digest, so a repeat is told from a different record. */
-  earlier: EarlierRecords
+  earlier: RecordDigests
   earlierContent: Map<string, number>
 }
 
@@ -55,15 +56,16 @@ export class ImportPlanner {
       return {kind: 'write'}
     }
     const what = `${p.kind} ${p.record.id}`
-    const have = state.stored.get(p.record.id)
+    const kept = state.stored.get(p.record.id)
+    const have = kept && {live: kept.n === 1, full: kept.digests[0]!, bare: kept.digests[1]!}
     const seen = state.earlier.get(p.record.id)
     if (have !== undefined) return compareStored(agent, what, p, have)
     if (seen !== undefined) {
-      return seen.digest === recordDigest(p.record)
-        ? {kind: 'skip', message: `repeats ${what} of line ${seen.line}`}
-        : {kind: 'reject', message: `${what} was already given on line ${seen.line} with different content`}
+      return seen.digests[0] === recordDigest(p.record)
+        ? {kind: 'skip', message: `repeats ${what} of line ${seen.n}`}
+        : {kind: 'reject', message: `${what} was already given on line ${seen.n} with different content`}
     }
-    state.earlier.set(p.record.id, p.line, recordDigest(p.record))
+    state.earlier.set(p.record.id, p.line, [recordDigest(p.record)])
     if (p.kind === 'fact' && isLive(p.record)) state.earlierContent.set(contentKey(p.record), p.line)
     return {kind: 'write'}
   }
@@ -71,32 +73,27 @@ export class ImportPlanner {
   private async state(agent: string): Promise<AgentState> {
     let state = this.agents.get(agent)
     if (state) return state
-    const stored = new Map<string, Stored>()
+    const stored = new RecordDigests(2)
     const storedContent = new Set<string>()
     await this.ctx.store.eachFact(agent, (fact) => {
-      stored.set(fact.id, storedOf(fact, isLive(fact)))
+      keepStored(stored, fact, isLive(fact))
       if (isLive(fact)) storedContent.add(contentKey(fact))
     })
-    for (const cp of await this.ctx.store.listCheckpoints(agent)) stored.set(cp.id, storedOf(cp, false))
-    state = {stored, storedContent, earlier: new EarlierRecords(), earlierContent: new Map()}
+    for (const cp of await this.ctx.store.listCheckpoints(agent)) keepStored(stored, cp, false)
+    state = {stored, storedContent, earlier: new RecordDigests(1), earlierContent: new Map()}
     this.agents.set(agent, state)
     return state
   }
 }
 
-function storedOf(record: FactRecord | CheckpointRecord, live: boolean): Stored {
-  const full = recordDigest(record).slice(0, DIGEST_CHARS)
-  const bare = hasMarks(record) ? recordDigest(strip(record as FactRecord)).slice(0, DIGEST_CHARS) : ''
-  return `${live ? 'L' : '-'}${full}${bare}`
+function keepStored(stored: RecordDigests, record: FactRecord | CheckpointRecord, live: boolean): void {
+  const full = recordDigest(record)
+  stored.set(record.id, live ? 1 : 0, [full, hasMarks(record) ? recordDigest(strip(record as FactRecord)) : full])
 }
 
 function compareStored(agent: string, what: string, p: Planned, have: Stored): Decision {
   const history =
-    p.kind === 'fact'
-      ? compareHistory(have, p.record)
-      : fullOf(have) === recordDigest(p.record).slice(0, DIGEST_CHARS)
-        ? 'same'
-        : 'different'
+    p.kind === 'fact' ? compareHistory(have, p.record) : have.full === recordDigest(p.record) ? 'same' : 'different'
   if (history === 'same') return {kind: 'skip', message: `agent ${agent} already has ${what}`}
   if (history === 'stored is later')
     return {kind: 'skip', message: `agent ${agent} already has ${what}, replaced or deleted since`}
@@ -122,22 +119,13 @@ function marksOf(fact: FactRecord): Partial<FactRecord> {
  * or deleted after the other was made. Anything else is a different record under one id.
  */
 function compareHistory(stored: Stored, line: FactRecord): 'same' | 'stored is later' | 'file is later' | 'different' {
-  const full = recordDigest(line).slice(0, DIGEST_CHARS)
-  if (fullOf(stored) === full) return 'same'
-  const bare = hasMarks(line) ? recordDigest(strip(line)).slice(0, DIGEST_CHARS) : full
-  if (bareOf(stored) !== bare) return 'different'
+  const full = recordDigest(line)
+  if (stored.full === full) return 'same'
+  const bare = hasMarks(line) ? recordDigest(strip(line)) : full
+  if (stored.bare !== bare) return 'different'
   if (isLive(line)) return 'stored is later'
-  if (stored.startsWith('L')) return 'file is later'
+  if (stored.live) return 'file is later'
   return 'different'
-}
-
-function fullOf(stored: Stored): string {
-  return stored.slice(1, 1 + DIGEST_CHARS)
-}
-
-/** The digest of the stored record without its history marks (the full one when it has none). */
-function bareOf(stored: Stored): string {
-  return stored.length > 1 + DIGEST_CHARS ? stored.slice(1 + DIGEST_CHARS) : fullOf(stored)
 }
 
 function hasMarks(record: FactRecord | CheckpointRecord): boolean {
@@ -182,41 +170,56 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * The first DIGEST_CHARS characters (132 bits) of the text's SHA-256 in base64, made as a string
- * of its own: a slice of the whole digest would keep all of it alive in the maps above.
+ * The first DIGEST_BYTES of the text's SHA-256, in base64, made as a string of its own: a slice
+ * of the whole digest would keep all of it alive where it is kept (the content keys).
  */
 function digest(text: string): string {
   return createHash('sha256').update(text).digest().toString('base64url', 0, DIGEST_BYTES)
 }
 
 /**
- * The line and digest of each id earlier lines gave: the digest as 16 bytes in one shared array
- * rather than a string per record, so that a file of 200,000 records costs the map of its ids
- * and little more.
+ * A number and `width` digests for each id, the digests as 16 bytes each in one shared buffer
+ * rather than a string per record: a file or an agent of 200,000 records costs the map of its
+ * ids and little more. The earlier lines' ids keep their line and digest; the stored records'
+ * whether they are live and both their digests.
  */
-class EarlierRecords {
+class RecordDigests {
   private readonly at = new Map<string, number>()
-  private lines = new Uint32Array(1024)
-  private digests = Buffer.alloc(1024 * DIGEST_BYTES)
+  private numbers = new Uint32Array(1024)
+  private digests: Buffer
 
-  get(id: string): {line: number; digest: string} | undefined {
-    const i = this.at.get(id)
-    if (i === undefined) return undefined
-    return {line: this.lines[i]!, digest: this.digests.toString('base64url', i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES)}
+  constructor(private readonly width: 1 | 2) {
+    this.digests = Buffer.alloc(1024 * width * DIGEST_BYTES)
   }
 
-  set(id: string, line: number, digest: string): void {
-    const i = this.at.size
-    if (i >= this.lines.length) {
-      const lines = new Uint32Array(this.lines.length * 2)
-      lines.set(this.lines)
-      this.lines = lines
-      const digests = Buffer.alloc(this.digests.length * 2)
-      this.digests.copy(digests)
-      this.digests = digests
+  get(id: string): {n: number; digests: string[]} | undefined {
+    const i = this.at.get(id)
+    if (i === undefined) return undefined
+    const from = i * this.width * DIGEST_BYTES
+    const digests = Array.from({length: this.width}, (_, d) =>
+      this.digests.toString('base64url', from + d * DIGEST_BYTES, from + (d + 1) * DIGEST_BYTES),
+    )
+    return {n: this.numbers[i]!, digests}
+  }
+
+  set(id: string, n: number, digests: readonly string[]): void {
+    let i = this.at.get(id)
+    if (i === undefined) {
+      i = this.at.size
+      if (i >= this.numbers.length) this.grow()
+      this.at.set(id, i)
     }
-    this.at.set(id, i)
-    this.lines[i] = line
-    this.digests.write(digest, i * DIGEST_BYTES, 'base64url')
+    this.numbers[i] = n
+    const from = i * this.width * DIGEST_BYTES
+    digests.forEach((digest, d) => this.digests.write(digest, from + d * DIGEST_BYTES, DIGEST_BYTES, 'base64url'))
+  }
+
+  private grow(): void {
+    const numbers = new Uint32Array(this.numbers.length * 2)
+    numbers.set(this.numbers)
+    this.numbers = numbers
+    const digests = Buffer.alloc(this.digests.length * 2)
+    this.digests.copy(digests)
+    this.digests = digests
   }
 }
