@@ -1,6 +1,14 @@
 import {Accumulator} from './accumulator.js'
 import {rankingFeatures, type Ranking, type RankingFeature} from './features/index.js'
-import {InvertedIndex, type Bm25, type CompactDocs, type MatchWay, type PlainCompactDocs} from './inverted-index.js'
+import {
+  InvertedIndex,
+  postingsOf,
+  type Bm25,
+  type CompactDocs,
+  type MatchWay,
+  type PlainCompactDocs,
+  type StreamedCompactDocs,
+} from './inverted-index.js'
 import type {Lines} from './lines.js'
 import {closingQuestion, endsWithQuestion} from './questions.js'
 import {SlotTexts, strictlySorted} from './slot-texts.js'
@@ -138,6 +146,10 @@ export interface CompactFactIndex extends CompactDocs {
 /** {@link CompactFactIndex} with every list an array, as {@link FactIndex.toCompact} makes it. */
 export type PlainCompactFactIndex = Omit<CompactFactIndex, 'ids' | 'createdAt' | 'terms' | 'surfaces'> &
   PlainCompactDocs & {ids: string[]; createdAt: string[]; createdOrder: Uint32Array}
+
+/** {@link PlainCompactFactIndex} with the postings written a chunk at a time, for saving a large index. */
+export type StreamedCompactFactIndex = Omit<PlainCompactFactIndex, 'postings' | 'load'> &
+  Pick<StreamedCompactDocs, 'postingsLength' | 'eachPostingsChunk'>
 
 const NO_TAGS: readonly string[] = []
 /** The tag list number of a fact without tags. */
@@ -299,6 +311,12 @@ export class FactIndex {
 
   /** The index in {@link CompactFactIndex} form, for saving. */
   toCompact(): PlainCompactFactIndex {
+    const {postingsLength, eachPostingsChunk, ...rest} = this.toStreamed()
+    return {...rest, postings: postingsOf({postingsLength, eachPostingsChunk})}
+  }
+
+  /** {@link toCompact} with the postings written a chunk at a time (see InvertedIndex.serializeStreamed): what a large index is saved from. */
+  toStreamed(): StreamedCompactFactIndex {
     const slots: number[] = []
     for (let s = 0; s < this.ids.length; s++) if (this.ids.get(s) !== undefined) slots.push(s)
     const listAt = new Map<readonly string[], number>()
@@ -325,7 +343,7 @@ export class FactIndex {
       asks: Uint8Array.from(slots, (s) => this.asks[s]!),
       threads: this.threads.names,
       threadOf: Uint32Array.from(slots, (s) => this.threads.threadOf[s]!),
-      ...this.index.serializeCompact(slots),
+      ...this.index.serializeStreamed(slots),
     }
   }
 

@@ -79,6 +79,30 @@ export interface PlainCompactDocs extends CompactDocs {
   surfaces: string[]
 }
 
+/**
+ * {@link PlainCompactDocs} with the postings written a chunk at a time instead of held in one
+ * array ({@link InvertedIndex.serializeStreamed}).
+ */
+export interface StreamedCompactDocs extends Omit<PlainCompactDocs, 'postings' | 'load'> {
+  postingsLength: number
+  /**
+   * Calls `emit` with the postings in order, `size` numbers at a time (the last part fewer; an
+   * even `size`); the array passed is reused by the next call.
+   */
+  eachPostingsChunk(size: number, emit: (part: Uint32Array) => void): void
+}
+
+/** The postings a {@link StreamedCompactDocs} writes, as one array. */
+export function postingsOf(streamed: Pick<StreamedCompactDocs, 'postingsLength' | 'eachPostingsChunk'>): Uint32Array {
+  const postings = new Uint32Array(streamed.postingsLength)
+  let w = 0
+  streamed.eachPostingsChunk(65536, (part) => {
+    postings.set(part, w)
+    w += part.length
+  })
+  return postings
+}
+
 /** The loaded part of an index: what {@link InvertedIndex.deserializeCompact} was given. */
 interface Base {
   terms: Lines
@@ -206,10 +230,19 @@ export class InvertedIndex {
 
   /**
    * The documents in `slots` (in increasing order) as {@link CompactDocs}, document i being
-   * slots[i]; terms no listed document holds are left out. Read from the postings, which are in
-   * slot order, so that saving never needs each document's own terms.
+   * slots[i]; terms no listed document holds are left out.
    */
   serializeCompact(slots: readonly number[]): PlainCompactDocs {
+    const {postingsLength, eachPostingsChunk, ...rest} = this.serializeStreamed(slots)
+    return {...rest, postings: postingsOf({postingsLength, eachPostingsChunk})}
+  }
+
+  /**
+   * {@link serializeCompact} without making the postings one array: they are read from the
+   * index's own, which are in slot order, a chunk at a time, so that saving a large index does
+   * not hold them twice. Valid until the index next changes.
+   */
+  serializeStreamed(slots: readonly number[]): StreamedCompactDocs {
     const at = new Int32Array(this.docs.slots).fill(-1)
     const lengths = new Uint32Array(slots.length)
     slots.forEach((slot, i) => {
@@ -228,18 +261,32 @@ export class InvertedIndex {
     held.sort((x, y) => (x.text < y.text ? -1 : x.text > y.text ? 1 : 0))
     const starts = new Uint32Array(held.length + 1)
     held.forEach((h, t) => (starts[t + 1] = starts[t]! + h.count))
-    const postings = new Uint32Array(starts[held.length]!)
-    let w = 0
-    for (const {entries, size} of held) {
-      for (let r = 0; r < size; r += 2) {
-        const i = at[entries[r]!]!
-        if (i < 0) continue
-        postings[w++] = i
-        postings[w++] = entries[r + 1]!
+    const eachPostingsChunk = (size: number, emit: (part: Uint32Array) => void): void => {
+      const chunk = new Uint32Array(size - (size % 2))
+      let w = 0
+      for (const {entries, size: n} of held) {
+        for (let r = 0; r < n; r += 2) {
+          const i = at[entries[r]!]!
+          if (i < 0) continue
+          chunk[w++] = i
+          chunk[w++] = entries[r + 1]!
+          if (w === chunk.length) {
+            emit(chunk)
+            w = 0
+          }
+        }
       }
+      if (w > 0) emit(chunk.subarray(0, w))
     }
     const terms = held.map((h) => h.text)
-    return {terms, surfaces: this.sortedSurfaces(), lengths, starts, postings}
+    return {
+      terms,
+      surfaces: this.sortedSurfaces(),
+      lengths,
+      starts,
+      postingsLength: starts[held.length]!,
+      eachPostingsChunk,
+    }
   }
 
   /**

@@ -10,7 +10,7 @@ import type {
   CompactFactIndex,
   FactIndex as FactIndexClass,
   IndexedFact,
-  PlainCompactFactIndex,
+  StreamedCompactFactIndex,
 } from '../../search/fact-index.js'
 import {DamagedIndex} from '../../search/damaged-index.js'
 import {LINES_PER_BLOCK, LineBlock, type Lines} from '../../search/lines.js'
@@ -378,7 +378,17 @@ function align8(n: number): number {
  * The file's bytes as the parts to write one after the other: joining them first would hold the
  * index twice more (about 75 MiB at 200,000 facts) at the moment the process holds the most.
  */
-function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer[] | undefined {
+/**
+ * The saved form of an index: the header and the parts before the postings, then the postings,
+ * written a chunk at a time from the index itself (`writePostings`), so that saving never holds
+ * a second copy of them.
+ */
+interface Encoded {
+  head: Buffer[]
+  writePostings: (write: (part: Buffer) => void) => void
+}
+
+function encode(data: StreamedCompactFactIndex, source: IndexSource): Encoded | undefined {
   // One per line: an id, term or time holding a line break cannot be saved (none should).
   if (
     [data.ids, data.terms, data.surfaces, data.createdAt, data.threads].some((list) =>
@@ -434,14 +444,17 @@ function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer[] | un
     ...numbers,
     padding(restLength, align4(restLength)),
   ]
-  const later = {ids, dates, postings: bytes(data.postings)}
   const chunksOf = (part: Buffer): string[] => {
     const out: string[] = []
     for (let at = 0; at < part.length; at += CHUNK) out.push(checksum(part.subarray(at, at + CHUNK)))
     return out
   }
-  const chunks = {ids: chunksOf(later.ids), dates: chunksOf(later.dates), postings: chunksOf(later.postings)}
-  const part = [...rest, later.ids, later.dates, later.postings]
+  const writePostings = (write: (part: Buffer) => void): void =>
+    data.eachPostingsChunk(CHUNK / Uint32Array.BYTES_PER_ELEMENT, (part) => write(bytes(part)))
+  const postings: string[] = []
+  writePostings((part) => postings.push(checksum(part)))
+  const chunks = {ids: chunksOf(ids), dates: chunksOf(dates), postings}
+  const part = [...rest, ids, dates]
   const header: Header = {
     format: FORMAT,
     version: VERSION,
@@ -455,7 +468,7 @@ function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer[] | un
       dates: texts[3]!.length,
       threads: texts[4]!.length,
       tags: texts[5]!.length,
-      index: part.reduce((sum, b) => sum + b.length, 0),
+      index: part.reduce((sum, b) => sum + b.length, 0) + data.postingsLength * Uint32Array.BYTES_PER_ELEMENT,
     },
     checksum: checksum(...rest),
     chunks,
@@ -463,9 +476,9 @@ function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer[] | un
     ids: n,
     terms: data.terms.length,
     words: data.surfaces.length,
-    postings: data.postings.length,
+    postings: data.postingsLength,
   }
-  return [Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), ...part]
+  return {head: [Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), ...part], writePostings}
 }
 
 /**
@@ -477,7 +490,7 @@ function encode(data: PlainCompactFactIndex, source: IndexSource): Buffer[] | un
 export function saveIndex(agentDir: string, index: FactIndexClass, source: IndexSource): void {
   if (SIGNATURE === undefined) return
   try {
-    const encoded = encode(index.toCompact(), source)
+    const encoded = encode(index.toStreamed(), source)
     if (!encoded) return
     // Never written through a linked cache/ (src/store/file/links.ts): its words would be readable there.
     if (isLink(cacheDir(agentDir))) return
@@ -487,7 +500,11 @@ export function saveIndex(agentDir: string, index: FactIndexClass, source: Index
     try {
       const fd = openSync(tmp, 'wx', FILE_MODE)
       try {
-        for (const part of encoded) for (let at = 0; at < part.length;) at += writeSync(fd, part, at)
+        const write = (part: Buffer): void => {
+          for (let at = 0; at < part.length;) at += writeSync(fd, part, at)
+        }
+        encoded.head.forEach(write)
+        encoded.writePostings(write)
       } finally {
         closeSync(fd)
       }
