@@ -158,6 +158,8 @@ export class PartialImport extends MemError {
   constructor(
     message: string,
     readonly saved: {facts: number; checkpoints: number},
+    /** What stopped it, alone (the message also says what was saved). */
+    readonly reason: string,
   ) {
     super('io_error', message)
   }

@@ -325,13 +325,20 @@ async function writeBatch(
     result = await ctx.store.importRecords(agent, records, {more})
   } catch (error) {
     if (!(error instanceof MemError) || error.code !== 'io_error') throw error
-    const before =
-      report.added.facts + report.added.checkpoints === 0
-        ? ''
-        : ` ${report.added.facts} of ${plural(planned.facts, 'fact')} and ${report.added.checkpoints} of ${plural(planned.checkpoints, 'checkpoint')} were imported in full before this write.`
-    const again =
-      error instanceof PartialImport ? '' : ' Running the import again is safe: it skips what is already stored.'
-    throw new MemError('io_error', `The import stopped at agent "${agent}": ${error.message}${before}${again}`)
+    // What the import stored in all: the writes before this one, and what this one saved if it
+    // stopped part way (a segment committed, the next not).
+    const partly = error instanceof PartialImport ? error.saved : {facts: 0, checkpoints: 0}
+    const reason = error instanceof PartialImport ? error.reason : error.message
+    const stored = [
+      `${report.added.facts + partly.facts} of ${plural(planned.facts, 'fact')}`,
+      ...(planned.checkpoints > 0
+        ? [`${report.added.checkpoints + partly.checkpoints} of ${plural(planned.checkpoints, 'checkpoint')}`]
+        : []),
+    ]
+    throw new MemError(
+      'io_error',
+      `The import stopped at agent "${agent}": ${reason}${/[.!?]$/.test(reason) ? '' : '.'} In all, ${stored.join(' and ')} were imported before it stopped. Running the import again is safe: it skips what is already stored.`,
+    )
   }
   // Another process may have added the same ids, or changed the same facts, since the check.
   const addedIds = new Set([...result.facts, ...result.checkpoints])

@@ -88,9 +88,10 @@ describe('torture: failures before and after the commit (strace fault injection)
     )
   })
 
-  it('a failed import says how many facts it stored, that running it again is safe, and running it again completes it', async () => {
+  /** A mem export of `count` facts of agent "big", numbered from `from`. */
+  const exportOf = (from: number, count: number): string => {
     const lines = [JSON.stringify({type: 'header', format: 'mem.export', version: 1})]
-    for (let i = 0; i < 2500; i++)
+    for (let i = from; i < from + count; i++)
       lines.push(
         JSON.stringify({
           type: 'fact',
@@ -101,8 +102,13 @@ describe('torture: failures before and after the commit (strace fault injection)
           created_at: '2026-01-01T00:00:00.000Z',
         }),
       )
-    const file = `${lines.join('\n')}\n`
-    // Renames 1 and 2 commit the first two segments (1,000 facts each); the third fails.
+    return `${lines.join('\n')}\n`
+  }
+
+  it('an import stopped between two writes says how many facts it imported, that running it again is safe, and running it again completes it', async () => {
+    const file = exportOf(0, 2500)
+    // Writes of 1,000 facts, a segment each. Renames 1 and 2 commit the first (its segment, then
+    // the revision stamp); the third, the second write's segment, fails.
     const r = await startMem(home.home, ['import', '-', '--json'], {
       prefix: failing('rename', 'ENOSPC', 3),
       input: file,
@@ -111,13 +117,34 @@ describe('torture: failures before and after the commit (strace fault injection)
     const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
     assert.match(
       error.message,
-      /^The import stopped at agent "big": could not replace \S+\/facts\/000003\.json: no space left on device \(ENOSPC\); 2000 of 2500 facts of this agent were saved before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
+      /^The import stopped at agent "big": could not replace \S+\/facts\/000002\.json: no space left on device \(ENOSPC\); nothing was saved\. In all, 1000 of 2500 facts were imported before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
     )
-    assert.equal((await readBack(home.home, 'big')).facts.length, 2000)
+    assert.equal((await readBack(home.home, 'big')).facts.length, 1000)
     const again = await startMem(home.home, ['import', '-', '--json'], {input: file}).done
     assert.equal(again.code, 0, again.stderr)
-    assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, 500)
+    assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, 1500)
     assert.equal((await readBack(home.home, 'big')).facts.length, 2500)
+  })
+
+  it('an import stopped inside a write, between the two segments it fills, counts the facts of the first, and running it again completes it', async () => {
+    assert.equal(mem(home.home, ['import', '-', '--json'], {input: exportOf(0, 500)}).code, 0)
+    const file = exportOf(500, 2500)
+    // The first write fills segment 1 with 500 facts (rename 1) and starts segment 2 (rename 2, which fails).
+    const r = await startMem(home.home, ['import', '-', '--json'], {
+      prefix: failing('rename', 'ENOSPC', 2),
+      input: file,
+    }).done
+    assert.equal(r.code, 1, r.stdout)
+    const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
+    assert.match(
+      error.message,
+      /^The import stopped at agent "big": could not replace \S+\/facts\/000002\.json: no space left on device \(ENOSPC\)\. In all, 500 of 2500 facts were imported before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
+    )
+    assert.equal((await readBack(home.home, 'big')).facts.length, 1000)
+    const again = await startMem(home.home, ['import', '-', '--json'], {input: file}).done
+    assert.equal(again.code, 0, again.stderr)
+    assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, 2000)
+    assert.equal((await readBack(home.home, 'big')).facts.length, 3000)
   })
 })
 

@@ -243,5 +243,6 @@ function partialImport(
   return new PartialImport(
     `${error.message}; ${parts.join(' and ')} of this agent were saved before it stopped. Running the import again is safe: it skips what is already stored.`,
     saved,
+    error.message,
   )
 }
