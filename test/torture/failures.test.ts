@@ -146,6 +146,27 @@ describe('torture: failures before and after the commit (strace fault injection)
     assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, 2000)
     assert.equal((await readBack(home.home, 'big')).facts.length, 3000)
   })
+
+  it('mem store copy stopped inside an agent says how many facts it saved, and running it again completes it', async () => {
+    assert.equal(mem(home.home, ['import', '-', '--json'], {input: exportOf(0, 1500)}).code, 0)
+    const target = join(home.home, 'copy')
+    // The target's first segment of the agent is committed (rename 1); its second cannot be (rename 2).
+    const r = await startMem(home.home, ['store', 'copy', '--to', target, '--json'], {
+      prefix: failing('rename', 'ENOSPC', 2),
+    }).done
+    assert.equal(r.code, 1, r.stdout)
+    const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
+    assert.match(
+      error.message,
+      /^could not replace \S+\/copy\/agents\/big\/facts\/000002\.json: no space left on device \(ENOSPC\); 1000 of 1500 facts of this agent were saved before it stopped, and stay saved: running it again skips them\.$/,
+    )
+    assert.equal((await readBack(target, 'big')).facts.length, 1000)
+    const again = await startMem(home.home, ['store', 'copy', '--to', target, '--json']).done
+    assert.equal(again.code, 0, again.stderr)
+    // Agent "s" of this suite's home is copied whole the second time: it comes after "big".
+    assert.match(again.stderr, /^1\/2 big: 500 facts and 0 checkpoints added, 0 marked$/m)
+    assert.equal((await readBack(target, 'big')).facts.length, 1500)
+  })
 })
 
 describe('torture: folders, read-only file systems and repairs under a full disk', function () {

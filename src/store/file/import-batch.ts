@@ -241,7 +241,7 @@ function partialImport(
     ...(planned.checkpoints > 0 ? [`${saved.checkpoints} of ${planned.checkpoints} checkpoints`] : []),
   ]
   return new PartialImport(
-    `${error.message}; ${parts.join(' and ')} of this agent were saved before it stopped. Running the import again is safe: it skips what is already stored.`,
+    `${error.message}; ${parts.join(' and ')} of this agent were saved before it stopped, and stay saved: running it again skips them.`,
     saved,
     error.message,
   )
