@@ -73,7 +73,7 @@ export interface CompactDocs {
   lengths: Uint32Array
 }
 
-/** {@link CompactDocs} with every list an array, as {@link InvertedIndex.serializeCompact} makes it. */
+/** {@link CompactDocs} with every list an array, as FactIndex.toCompact makes it. */
 export interface PlainCompactDocs extends CompactDocs {
   terms: string[]
   surfaces: string[]
@@ -230,23 +230,16 @@ export class InvertedIndex {
 
   /**
    * The documents in `slots` (in increasing order) as {@link CompactDocs}, document i being
-   * slots[i]; terms no listed document holds are left out.
-   */
-  serializeCompact(slots: readonly number[]): PlainCompactDocs {
-    const {postingsLength, eachPostingsChunk, ...rest} = this.serializeStreamed(slots)
-    return {...rest, postings: postingsOf({postingsLength, eachPostingsChunk})}
-  }
-
-  /**
-   * {@link serializeCompact} without making the postings one array: they are read from the
-   * index's own, which are in slot order, a chunk at a time, so that saving a large index does
-   * not hold them twice. Valid until the index next changes.
+   * slots[i]; terms no listed document holds are left out. The postings are not made one array:
+   * they are read from the index's own, which are in slot order, a chunk at a time, so that
+   * saving a large index does not hold them twice ({@link postingsOf} gathers them). Valid until
+   * the index next changes.
    */
   serializeStreamed(slots: readonly number[]): StreamedCompactDocs {
     const at = new Int32Array(this.docs.slots).fill(-1)
     const lengths = new Uint32Array(slots.length)
     slots.forEach((slot, i) => {
-      if (i > 0 && slot <= slots[i - 1]!) throw new Error('serializeCompact: slots out of order')
+      if (i > 0 && slot <= slots[i - 1]!) throw new Error('serializeStreamed: slots out of order')
       if (!this.docs.has(slot)) return
       at[slot] = i
       lengths[i] = this.lengths[slot]!
@@ -331,7 +324,7 @@ export class InvertedIndex {
   }
 
   /**
-   * An index over {@link serializeCompact} output; document i gets slot i. The arrays are used
+   * An index over {@link serializeStreamed} output (its postings gathered); document i gets slot i. The arrays are used
    * in place and nothing is built per document or per term: a cold `mem search` reads the
    * dozen terms its query needs. The checks are of shape and bounds (a damaged file is caught
    * by its checksum before this), so that no lookup reads out of bounds.
