@@ -102,10 +102,11 @@ export async function openImportSource(path: string, stdin: Readable): Promise<I
  */
 async function stdinFile(): Promise<ImportSource | undefined> {
   try {
-    if (!fstatSync(0).isFile() || !/^pos:\s+0$/m.test(readFileSync('/proc/self/fdinfo/0', 'utf8'))) return undefined
+    const was = fstatSync(0)
+    if (!was.isFile() || !/^pos:\s+0$/m.test(readFileSync('/proc/self/fdinfo/0', 'utf8'))) return undefined
     const handle = await open('/dev/stdin', 'r')
-    const [was, now] = [fstatSync(0), await handle.stat()]
-    if (now.isFile() && now.ino === was.ino && now.dev === was.dev) return await fileSource(handle)
+    const now = await handle.stat()
+    if (now.ino === was.ino && now.dev === was.dev) return await fileSource(handle)
     await handle.close()
   } catch {
     // Not Linux, or no /proc: copied.
