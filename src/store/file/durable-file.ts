@@ -162,6 +162,19 @@ export function corruptFile(path: string, problem: string): MemError {
 }
 
 /**
+ * A new private file beside `path`, under a name no other process picks (`.<name>.<pid>.<random>.tmp`),
+ * opened for writing; failing, the error names `path`, the file the caller means to write.
+ */
+function openTemporary(path: string): {tmp: string; fd: number} {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  try {
+    return {tmp, fd: openSync(tmp, 'wx', FILE_MODE)}
+  } catch (error) {
+    throw fsError(error, 'write', path)
+  }
+}
+
+/**
  * Replaces `path` durably and returns the identity of the new file, taken from the descriptor
  * that wrote it once it is renamed into place (the rename itself changes the status-change
  * time), so the caller never mistakes a file another process put there for its own. Once the
@@ -171,13 +184,7 @@ export function corruptFile(path: string, problem: string): MemError {
  */
 export function writeFileDurably(path: string, text: string | Buffer, options = {durable: true, backup: true}): string {
   const dir = dirname(path)
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
-  let fd: number
-  try {
-    fd = openSync(tmp, 'wx', FILE_MODE)
-  } catch (error) {
-    throw fsError(error, 'write', path)
-  }
+  const {tmp, fd} = openTemporary(path)
   let identity: string
   try {
     try {
@@ -268,13 +275,7 @@ function keepBackup(path: string): void {
  */
 export function createFileDurably(path: string, bytes: Buffer): void {
   const dir = dirname(path)
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
-  let fd: number
-  try {
-    fd = openSync(tmp, 'wx', FILE_MODE)
-  } catch (error) {
-    throw fsError(error, 'write', path)
-  }
+  const {tmp, fd} = openTemporary(path)
   try {
     try {
       writeAll(fd, bytes)
