@@ -3,8 +3,9 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
-import {BIN, mem, tempHome} from '../helpers/mem.js'
+import {BIN, mem, tempHome, type RunResult} from '../helpers/mem.js'
 import {readBack} from '../reliability/files.js'
+import {ok} from '../transfer/helpers.js'
 import {agentDir} from '../../src/store/file/paths.js'
 import {ackedId, failing, startMem} from './helpers.js'
 
@@ -88,6 +89,12 @@ describe('torture: failures before and after the commit (strace fault injection)
     )
   })
 
+  /** The message of the JSON error a run that must have exited 1 printed. */
+  const failedWith = (r: RunResult): string => {
+    assert.equal(r.code, 1, r.stdout)
+    return (JSON.parse(r.stdout) as {error: {message: string}}).error.message
+  }
+
   /** A mem export of `count` facts of agent "big", numbered from `from`. */
   const exportOf = (from: number, count: number): string => {
     const lines = [JSON.stringify({type: 'header', format: 'mem.export', version: 1})]
@@ -113,10 +120,8 @@ describe('torture: failures before and after the commit (strace fault injection)
       prefix: failing('rename', 'ENOSPC', 3),
       input: file,
     }).done
-    assert.equal(r.code, 1, r.stdout)
-    const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
     assert.match(
-      error.message,
+      failedWith(r),
       /^The import stopped at agent "big": could not replace \S+\/facts\/000002\.json: no space left on device \(ENOSPC\); nothing was saved\. In all, 1000 of 2500 facts were imported before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
     )
     assert.equal((await readBack(home.home, 'big')).facts.length, 1000)
@@ -127,17 +132,15 @@ describe('torture: failures before and after the commit (strace fault injection)
   })
 
   it('an import stopped inside a write, between the two segments it fills, counts the facts of the first, and running it again completes it', async () => {
-    assert.equal(mem(home.home, ['import', '-', '--json'], {input: exportOf(0, 500)}).code, 0)
+    ok(home.home, ['import', '-', '--json'], {input: exportOf(0, 500)})
     const file = exportOf(500, 2500)
     // The first write fills segment 1 with 500 facts (rename 1) and starts segment 2 (rename 2, which fails).
     const r = await startMem(home.home, ['import', '-', '--json'], {
       prefix: failing('rename', 'ENOSPC', 2),
       input: file,
     }).done
-    assert.equal(r.code, 1, r.stdout)
-    const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
     assert.match(
-      error.message,
+      failedWith(r),
       /^The import stopped at agent "big": could not replace \S+\/facts\/000002\.json: no space left on device \(ENOSPC\)\. In all, 500 of 2500 facts were imported before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
     )
     assert.equal((await readBack(home.home, 'big')).facts.length, 1000)
@@ -148,16 +151,14 @@ describe('torture: failures before and after the commit (strace fault injection)
   })
 
   it('mem store copy stopped inside an agent says how many facts it saved, and running it again completes it', async () => {
-    assert.equal(mem(home.home, ['import', '-', '--json'], {input: exportOf(0, 1500)}).code, 0)
+    ok(home.home, ['import', '-', '--json'], {input: exportOf(0, 1500)})
     const target = join(home.home, 'copy')
     // The target's first segment of the agent is committed (rename 1); its second cannot be (rename 2).
     const r = await startMem(home.home, ['store', 'copy', '--to', target, '--json'], {
       prefix: failing('rename', 'ENOSPC', 2),
     }).done
-    assert.equal(r.code, 1, r.stdout)
-    const error = (JSON.parse(r.stdout) as {error: {code: string; message: string}}).error
     assert.match(
-      error.message,
+      failedWith(r),
       /^could not replace \S+\/copy\/agents\/big\/facts\/000002\.json: no space left on device \(ENOSPC\); 1000 of 1500 facts of this agent were saved before it stopped, and stay saved: running it again skips them\.$/,
     )
     assert.equal((await readBack(target, 'big')).facts.length, 1000)
