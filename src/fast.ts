@@ -55,9 +55,9 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
     const input = await spec.input(words, flags)
     await hintUnknownAgent(spec.operation, ctx, namedAgent(input, flags.agent))
     const payload = await runOperation(spec.operation, ctx, input)
-    process.exitCode = printOutcome(spec.operation, payload, json)
+    process.exitCode = await printOutcome(spec.operation, payload, json)
   } catch (error) {
-    process.exitCode = reportFailure(error, json, fieldWordsOf(spec.flags, spec.wordsFill))
+    process.exitCode = await reportFailure(error, json, fieldWordsOf(spec.flags, spec.wordsFill))
   } finally {
     await ctx?.store.close().catch(() => {})
   }

@@ -100,7 +100,7 @@ export abstract class MemCommand extends Command {
   ): Promise<v.InferOutput<O>> {
     const payload = await runOperation(op, ctx, input)
     beforePrint?.()
-    const code = printOutcome(op, payload, this.jsonMode)
+    const code = await printOutcome(op, payload, this.jsonMode)
     if (code !== 0) this.exit(code)
     return payload
   }
@@ -146,6 +146,6 @@ export abstract class MemCommand extends Command {
 
   override async catch(error: Error & {exitCode?: number}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    return this.exit(reportFailure(error, this.jsonMode, this.words ?? this.flagWords()))
+    return this.exit(await reportFailure(error, this.jsonMode, this.words ?? this.flagWords()))
   }
 }

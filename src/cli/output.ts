@@ -4,6 +4,8 @@ import {MemError, UNFINISHED_EXIT, asMemError, errorJson, exitCodeOf, type Error
 import type {UnreadableAgent} from '../ops/each-agent.js'
 import type {Operation} from '../ops/operation.js'
 import {inCliWords, type FieldWords} from './cli-words.js'
+import {jsonPieces} from './json-pieces.js'
+import {writeToStdout} from './stdout-writer.js'
 import {forStream, inertStrings} from './inert-text.js'
 import {renderers} from './render.js'
 import {wantsStyle} from './terminal-style.js'
@@ -14,6 +16,21 @@ import {wantsStyle} from './terminal-style.js'
  */
 export function printLine(text: string): void {
   process.stdout.write(`${text}\n`)
+}
+
+/** A payload as one line of JSON, written a piece at a time when it is large (see jsonPieces). */
+export function printJson(value: unknown): Promise<void> {
+  return writeToStdout(asLine(jsonPieces(value)))
+}
+
+/** The pieces with a newline after the last: a small payload is still one write. */
+function* asLine(pieces: Iterable<string>): Generator<string> {
+  let last = ''
+  for (const piece of pieces) {
+    if (last !== '') yield last
+    last = piece
+  }
+  yield `${last}\n`
 }
 
 /**
@@ -36,12 +53,13 @@ export function printText(text: string): void {
 }
 
 /** An operation's result: its payload under --json, else its prose. */
-export function printResult<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+async function printResult<I extends v.GenericSchema, O extends v.GenericSchema, C>(
   op: Operation<I, O, C>,
   payload: v.InferOutput<O>,
   json: boolean,
-): void {
-  printLine(json ? JSON.stringify(payload) : humanText(op, payload))
+): Promise<void> {
+  if (json) await printJson(payload)
+  else printLine(humanText(op, payload))
 }
 
 /**
@@ -49,12 +67,12 @@ export function printResult<I extends v.GenericSchema, O extends v.GenericSchema
  * (unless it went out as data of its own), names the agents it left out, and returns the exit
  * code to end with.
  */
-export function printOutcome<I extends v.GenericSchema, O extends v.GenericSchema, C>(
+export async function printOutcome<I extends v.GenericSchema, O extends v.GenericSchema, C>(
   op: Operation<I, O, C>,
   payload: v.InferOutput<O>,
   json: boolean,
-): number {
-  if (op.printsNothing?.(payload) !== true) printResult(op, payload, json)
+): Promise<number> {
+  if (op.printsNothing?.(payload) !== true) await printResult(op, payload, json)
   const code = reportUnreadable(op.leftOut?.(payload) ?? [])
   return Math.max(code, op.unfinished?.(payload) === true ? UNFINISHED_EXIT : 0)
 }
@@ -77,9 +95,9 @@ export function reportUnreadable(unreadable: readonly UnreadableAgent[]): number
  * A failure: `Error: …` on stderr, `{"error": …}` on stdout under --json; returns the exit code.
  * `words` is how the command names the input fields it fills, so input errors name its flags.
  */
-export function reportFailure(error: unknown, json: boolean, words: FieldWords = {}): number {
+export async function reportFailure(error: unknown, json: boolean, words: FieldWords = {}): Promise<number> {
   const memError = asMemError(inCliWords(error, words))
   process.stderr.write(forStream(process.stderr, `Error: ${memError.message}\n`))
-  if (json) printLine(JSON.stringify(errorJson(memError)))
+  if (json) await printJson(errorJson(memError))
   return exitCodeOf(memError)
 }

@@ -19,7 +19,7 @@ const notFound: Hook.CommandNotFound = async function ({id: given, argv, config}
   const parts = given.split(':')
   const ids = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
   const json = (argv ?? []).includes('--json')
-  process.exitCode = reportFailure(
+  process.exitCode = await reportFailure(
     extraArgument(parts, ids) ?? new MemError('invalid_input', unknown(parts, ids, config)),
     json,
   )

@@ -352,7 +352,7 @@ describe('mem export and mem import (built binary, real files)', () => {
     const dst = home()
     const file = join(dst, 'many.jsonl')
     const base = Date.parse('2026-01-01T00:00:00.000Z')
-    // More than one write batch (10,000 records) and a dozen segments, each let go of once written.
+    // Many write batches (1,000 records each) and a dozen segments, each let go of once written.
     const count = 12_500
     const word = (i: number): string =>
       `zq${i.toString(26).replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 26)))}`
@@ -376,9 +376,12 @@ describe('mem export and mem import (built binary, real files)', () => {
         `fact ${i} is found`,
       )
     }
-    const again = json<{added: unknown; skipped: unknown[]}>(ok(dst, ['import', file, '--json']))
+    const repeated = ok(dst, ['import', file, '--json'])
+    const again = json<{added: unknown; skipped: unknown[]}>(repeated)
     assert.deepEqual(again.added, {facts: 0, checkpoints: 0})
     assert.equal(again.skipped.length, count)
+    // A report of a megabyte goes out in pieces, and still as one line of JSON, byte for byte.
+    assert.equal(repeated.stdout, `${JSON.stringify(again)}\n`)
     const out = join(dst, 'out.jsonl')
     ok(dst, ['export', '--agent', 'carol', '-o', out])
     const all = lines(readFileSync(out, 'utf8')).slice(1)
