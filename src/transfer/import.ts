@@ -272,7 +272,9 @@ async function writeAll(
   }
   onProgress?.('Writing', 0, total)
   let ordinal = 0
-  for await (const entry of readEntries(ctx, source, options)) {
+  // A file with nothing new (one imported before) is not read a second time.
+  const lines = writes.count > 0 ? readEntries(ctx, source, options) : []
+  for await (const entry of lines) {
     if ('problem' in entry) continue
     for (const p of entry.planned) {
       const line = writes.get(ordinal++)
