@@ -9,7 +9,8 @@
  * - huge-line: one 60 MB line (a fact whose content never ends), which must be refused;
  * - facts: a mem export of 200,000 facts (about 35 MB), into an empty home;
  * - again: the same file imported a second time, so every line is skipped and reported;
- * - stdin: the same file piped to `mem import -`;
+ * - stdin: the same file on `mem import -`'s stdin, redirected from the file (read in place);
+ * - pipe: the same file through a pipe to `mem import -` (copied to the temp folder first);
  * - chatgpt: a ChatGPT conversations.json of one line (about 60 MB, 2,000 conversations).
  *
  * Peak RSS is the kernel's high-water mark of the mem process (`/usr/bin/time -f %M`). Run
@@ -26,7 +27,7 @@ import {FactGenerator} from './speed/facts.js'
 
 const {values: opts} = parseArgs({
   options: {
-    only: {type: 'string', default: 'huge-line,facts,again,stdin,chatgpt'},
+    only: {type: 'string', default: 'huge-line,facts,again,stdin,pipe,chatgpt'},
     keep: {type: 'boolean', default: false},
   },
 })
@@ -132,16 +133,17 @@ interface Measured {
 }
 
 /** Runs the built `mem import` under /usr/bin/time and reads its peak RSS. */
-function measure(home: string, args: string[], stdinFile?: string): Measured {
+function measure(home: string, args: string[], input?: {file: string; through: 'redirect' | 'pipe'}): Measured {
   const timeFile = join(dir, 'time.txt')
   const started = process.hrtime.bigint()
-  const stdin = stdinFile === undefined ? 'ignore' : openSync(stdinFile, 'r')
+  const stdin = input === undefined ? 'ignore' : input.through === 'pipe' ? 'pipe' : openSync(input.file, 'r')
   const r = spawnSync(
     '/usr/bin/time',
     ['-f', '%M', '-o', timeFile, process.execPath, BIN, 'import', ...args, '--json'],
     {
       env: {...process.env, MEM_HOME: home, MEM_AGENT: 'bench', NO_COLOR: '1'},
       stdio: [stdin, 'pipe', 'pipe'],
+      input: input?.through === 'pipe' ? readFileSync(input.file) : undefined,
       encoding: 'utf8',
       maxBuffer: 512 * MiB,
     },
@@ -188,13 +190,16 @@ try {
     row('huge-line: one 60 MB line', bytes, measure(home(), [file]))
     if (!opts.keep) rmSync(file)
   }
-  if (only.has('facts') || only.has('again') || only.has('stdin')) {
+  if (['facts', 'again', 'stdin', 'pipe'].some((c) => only.has(c))) {
     const file = join(dir, 'facts.jsonl')
     const bytes = writeFile(file, facts(200_000))
     const h = home()
     if (only.has('facts') || only.has('again')) row('facts: 200,000 facts', bytes, measure(h, [file]))
     if (only.has('again')) row('again: the same file again', bytes, measure(h, [file]))
-    if (only.has('stdin')) row('stdin: 200,000 facts on stdin', bytes, measure(home(), ['-'], file))
+    if (only.has('stdin'))
+      row('stdin: 200,000 facts on stdin', bytes, measure(home(), ['-'], {file, through: 'redirect'}))
+    if (only.has('pipe'))
+      row('pipe: 200,000 facts through a pipe', bytes, measure(home(), ['-'], {file, through: 'pipe'}))
     if (!opts.keep) rmSync(file)
   }
   if (only.has('chatgpt')) {
