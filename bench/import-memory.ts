@@ -4,10 +4,11 @@
  *   node --import tsx bench/import-memory.ts            every case (about a minute on 2 cores)
  *   node --import tsx bench/import-memory.ts --only facts,stdin   chosen cases
  *   MEM_BENCH_BIN=/other/checkout/bin/run.js node --import tsx bench/import-memory.ts   another build
+ *   node --import tsx bench/import-memory.ts --only facts --facts 400000   a larger export
  *
  * Cases (files made in the system temp folder, removed afterwards unless --keep):
  * - huge-line: one 60 MB line (a fact whose content never ends), which must be refused;
- * - facts: a mem export of 200,000 facts (about 35 MB), into an empty home;
+ * - facts: a mem export of 200,000 facts (47 MB; --facts sets how many), into an empty home;
  * - again: the same file imported a second time, so every line is skipped and reported;
  * - stdin: the same file on `mem import -`'s stdin, redirected from the file (read in place);
  * - pipe: the same file through a pipe to `mem import -` (copied to the temp folder first);
@@ -29,8 +30,11 @@ const {values: opts} = parseArgs({
   options: {
     only: {type: 'string', default: 'huge-line,facts,again,stdin,pipe,chatgpt'},
     keep: {type: 'boolean', default: false},
+    /** How many facts the export of the facts, again, stdin and pipe cases holds. */
+    facts: {type: 'string', default: '200000'},
   },
 })
+const factCount = Number(opts.facts)
 const only = new Set(opts.only.split(','))
 
 const MiB = 1024 * 1024
@@ -192,14 +196,13 @@ try {
   }
   if (['facts', 'again', 'stdin', 'pipe'].some((c) => only.has(c))) {
     const file = join(dir, 'facts.jsonl')
-    const bytes = writeFile(file, facts(200_000))
+    const bytes = writeFile(file, facts(factCount))
     const h = home()
-    if (only.has('facts') || only.has('again')) row('facts: 200,000 facts', bytes, measure(h, [file]))
+    const n = factCount.toLocaleString('en')
+    if (only.has('facts') || only.has('again')) row(`facts: ${n} facts`, bytes, measure(h, [file]))
     if (only.has('again')) row('again: the same file again', bytes, measure(h, [file]))
-    if (only.has('stdin'))
-      row('stdin: 200,000 facts on stdin', bytes, measure(home(), ['-'], {file, through: 'redirect'}))
-    if (only.has('pipe'))
-      row('pipe: 200,000 facts through a pipe', bytes, measure(home(), ['-'], {file, through: 'pipe'}))
+    if (only.has('stdin')) row(`stdin: ${n} facts on stdin`, bytes, measure(home(), ['-'], {file, through: 'redirect'}))
+    if (only.has('pipe')) row(`pipe: ${n} facts through a pipe`, bytes, measure(home(), ['-'], {file, through: 'pipe'}))
     if (!opts.keep) rmSync(file)
   }
   if (only.has('chatgpt')) {
