@@ -4,10 +4,10 @@ import {MemError, UNFINISHED_EXIT, asMemError, errorJson, exitCodeOf, type Error
 import type {UnreadableAgent} from '../ops/each-agent.js'
 import type {Operation} from '../ops/operation.js'
 import {inCliWords, type FieldWords} from './cli-words.js'
-import {jsonPieces} from './json-pieces.js'
-import {writeToStdout} from './stdout-writer.js'
 import {forStream, inertStrings} from './inert-text.js'
+import {jsonPieces} from './json-pieces.js'
 import {renderers} from './render.js'
+import {writeToStdout} from './stdout-writer.js'
 import {wantsStyle} from './terminal-style.js'
 
 /**

@@ -1,8 +1,8 @@
 import {MemCommand} from '../cli/base-command.js'
 import {agentFlagFor} from '../cli/flag-spec.js'
 import {oclifFlags} from '../cli/oclif-flags.js'
-import {memExport} from '../transfer/export.js'
 import {writeLinesToStdout} from '../cli/stdout-writer.js'
+import {memExport} from '../transfer/export.js'
 
 export default class Export extends MemCommand {
   static override summary = 'Write facts (with their history) and checkpoints as JSON Lines.'
