@@ -32,6 +32,7 @@ import type {
   SearchQuery,
   Store,
 } from '../store.js'
+import {WarmCache} from '../warm-cache.js'
 import {changedRows, currentPoint, decodePoint, encodePoint, follows, type ChangedRow} from './change-feed.js'
 import {checkDatabase, type DbCheck} from './check.js'
 import {decodeCompact, encodeCompact} from './compact-codec.js'
@@ -43,12 +44,6 @@ import {redactUrl, urlPassword} from './url.js'
 
 type Client = pg.PoolClient
 
-/**
- * The memory a server spends on warm search indexes, as the file store's cache budget: past it
- * the least recently searched agents are dropped and loaded again from the database when next
- * searched. The agent being searched is never dropped.
- */
-const CACHE_BUDGET_BYTES = 64 * 1024 * 1024
 /** A warm agent whatever it holds: the index's first typed arrays and bookkeeping. */
 const AGENT_COST_BYTES = 64 * 1024
 /** Each live fact in the index (no record is kept: hits are read from the database). */
@@ -86,7 +81,8 @@ interface AgentRow {
  * many; the row's `revision` counts them, and each server's search index follows it (ADR 0006).
  */
 export class PostgresStore implements Store {
-  private readonly warm = new Map<string, WarmIndex>()
+  /** The warm search indexes, within the budget of src/store/warm-cache.ts; one dropped is loaded again from the database when next searched. */
+  private readonly warm = new WarmCache<WarmIndex>(warmCost)
   private readonly where: string
   private readonly secrets: (string | undefined)[]
 
@@ -211,7 +207,7 @@ export class PostgresStore implements Store {
         return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
       })
       if (hits !== undefined) {
-        const warm = this.warm.get(agent)
+        const warm = this.warm.peek(agent)
         if (warm !== undefined) await this.saveIndex(agent, warm)
         if (hits.some((h) => h.fact === undefined))
           throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
@@ -233,7 +229,7 @@ export class PostgresStore implements Store {
     text: string,
     options: Parameters<FactIndex['search']>[1],
   ): Promise<ScoredFact[] | undefined> {
-    const warm = this.warm.get(agent)
+    const warm = this.warm.peek(agent)
     if (warm === undefined) return undefined
     // Synchronous: the index cannot move between reading its revision and searching it.
     const revision = warm.revision
@@ -250,17 +246,14 @@ export class PostgresStore implements Store {
     if (seen !== revision) {
       // Behind the index (a database restored from a backup): the index says what the database
       // no longer does, so it is dropped and loaded again.
-      if ((seen === undefined || seen < revision) && this.warm.get(agent) === warm) this.warm.delete(agent)
+      if ((seen === undefined || seen < revision) && this.warm.peek(agent) === warm) this.warm.delete(agent)
       return undefined
     }
     const records = new Map<string, FactRecord>()
     for (const row of rows) if (row.id !== null) records.set(row.id, decodeFact(agent, row.id, row.record))
-    const current = this.warm.get(agent)
-    if (current !== undefined) {
-      // Most recently searched last, for the cache's eviction order.
-      this.warm.delete(agent)
-      this.warm.set(agent, current)
-    }
+    const current = this.warm.peek(agent)
+    // Most recently searched last, for the cache's eviction order.
+    if (current !== undefined) this.warm.use(agent, current)
     if (found.some((hit) => !records.has(hit.id)))
       throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
     return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
@@ -443,9 +436,7 @@ export class PostgresStore implements Store {
 
   /** How many agents this process keeps warm, and their estimated cost in bytes (for tests and diagnostics). */
   cacheUse(): {agents: number; bytes: number} {
-    let bytes = 0
-    for (const w of this.warm.values()) bytes += warmCost(w)
-    return {agents: this.warm.size, bytes}
+    return this.warm.usage()
   }
 
   /**
@@ -459,12 +450,12 @@ export class PostgresStore implements Store {
     revision: number,
     FactIndex: FactIndexType,
   ): Promise<WarmIndex | undefined> {
-    let warm = this.warm.get(agent)
+    let warm = this.warm.peek(agent)
     if (warm === undefined || warm.revision > revision) {
       if (warm !== undefined) return undefined
       const loaded = await this.loadIndex(client, agent, revision, FactIndex)
       // A search of this process may have loaded or moved one meanwhile; the newer one stays.
-      const meanwhile = this.warm.get(agent)
+      const meanwhile = this.warm.peek(agent)
       if (meanwhile !== undefined && meanwhile.revision > revision) return undefined
       warm = meanwhile !== undefined && meanwhile.revision === revision ? meanwhile : loaded
     } else if (warm.revision < revision) {
@@ -477,10 +468,7 @@ export class PostgresStore implements Store {
         warm.revision = revision
       }
     }
-    this.warm.delete(agent)
-    this.warm.set(agent, warm)
-    this.evict(warm)
-    return warm
+    return this.warm.use(agent, warm)
   }
 
   /**
@@ -569,17 +557,6 @@ export class PostgresStore implements Store {
         [agent, revision, SIGNATURE, data],
       )
       .catch(() => {})
-  }
-
-  private evict(keep: WarmIndex): void {
-    let total = 0
-    for (const w of this.warm.values()) total += warmCost(w)
-    for (const [name, w] of this.warm) {
-      if (total <= CACHE_BUDGET_BYTES) break
-      if (w === keep) continue
-      total -= warmCost(w)
-      this.warm.delete(name)
-    }
   }
 
   private async factsById(client: Client, agent: string, ids: readonly string[]): Promise<Map<string, FactRecord>> {
