@@ -375,10 +375,6 @@ function align8(n: number): number {
 }
 
 /**
- * The file's bytes as the parts to write one after the other: joining them first would hold the
- * index twice more (about 75 MiB at 200,000 facts) at the moment the process holds the most.
- */
-/**
  * The saved form of an index: the header and the parts before the postings, then the postings,
  * written a chunk at a time from the index itself (`writePostings`), so that saving never holds
  * a second copy of them.
@@ -388,6 +384,10 @@ interface Encoded {
   writePostings: (write: (part: Buffer) => void) => void
 }
 
+/**
+ * The file's bytes as the parts to write one after the other: joining them first would hold the
+ * index twice more (about 75 MiB at 200,000 facts) at the moment the process holds the most.
+ */
 function encode(data: StreamedCompactFactIndex, source: IndexSource): Encoded | undefined {
   // One per line: an id, term or time holding a line break cannot be saved (none should).
   if (
