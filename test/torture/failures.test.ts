@@ -95,6 +95,14 @@ describe('torture: failures before and after the commit (strace fault injection)
     return (JSON.parse(r.stdout) as {error: {message: string}}).error.message
   }
 
+  /** Imports `file` again, unhindered: it adds the `added` facts the stopped run did not, and agent "big" then holds `total`. */
+  const importAgain = async (file: string, added: number, total: number): Promise<void> => {
+    const again = await startMem(home.home, ['import', '-', '--json'], {input: file}).done
+    assert.equal(again.code, 0, again.stderr)
+    assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, added)
+    assert.equal((await readBack(home.home, 'big')).facts.length, total)
+  }
+
   /** A mem export of `count` facts of agent "big", numbered from `from`. */
   const exportOf = (from: number, count: number): string => {
     const lines = [JSON.stringify({type: 'header', format: 'mem.export', version: 1})]
@@ -125,10 +133,7 @@ describe('torture: failures before and after the commit (strace fault injection)
       /^The import stopped at agent "big": could not replace \S+\/facts\/000002\.json: no space left on device \(ENOSPC\); nothing was saved\. In all, 1000 of 2500 facts were imported before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
     )
     assert.equal((await readBack(home.home, 'big')).facts.length, 1000)
-    const again = await startMem(home.home, ['import', '-', '--json'], {input: file}).done
-    assert.equal(again.code, 0, again.stderr)
-    assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, 1500)
-    assert.equal((await readBack(home.home, 'big')).facts.length, 2500)
+    await importAgain(file, 1500, 2500)
   })
 
   it('an import stopped inside a write, between the two segments it fills, counts the facts of the first, and running it again completes it', async () => {
@@ -144,10 +149,7 @@ describe('torture: failures before and after the commit (strace fault injection)
       /^The import stopped at agent "big": could not replace \S+\/facts\/000002\.json: no space left on device \(ENOSPC\)\. In all, 500 of 2500 facts were imported before it stopped\. Running the import again is safe: it skips what is already stored\.$/,
     )
     assert.equal((await readBack(home.home, 'big')).facts.length, 1000)
-    const again = await startMem(home.home, ['import', '-', '--json'], {input: file}).done
-    assert.equal(again.code, 0, again.stderr)
-    assert.equal((JSON.parse(again.stdout) as {added: {facts: number}}).added.facts, 2000)
-    assert.equal((await readBack(home.home, 'big')).facts.length, 3000)
+    await importAgain(file, 2000, 3000)
   })
 
   it('mem store copy stopped inside an agent says how many facts it saved, and running it again completes it', async () => {
