@@ -91,30 +91,23 @@ export class FileStore implements Store {
     // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
     if (!existsSync(this.agents.get(agent).dir)) return []
     const FactIndex = await loadFactIndex()
-    const options = {
-      limit: query.limit,
-      tags: query.tags,
-      since: query.since,
-      until: query.until,
-      partial: query.partial,
-      explain: query.explain,
-    }
+    const {text, ...options} = query
     // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
     const mode = this.modeOf(agent)
     if (mode === 'short-lived') {
       const a = this.agents.get(agent)
       const revision = readRevision(a.dir)
       const hits =
-        searchSaved(a, FactIndex, revision, query.text, options) ??
-        fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, query.text, options)
+        searchSaved(a, FactIndex, revision, text, options) ??
+        fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, text, options)
       await vouchChecked(a, revision)
       return hits
     }
     if (mode === 'lean') {
       const a = this.agents.get(agent)
-      return leanSearch(a, FactIndex, query.text, options)
+      return leanSearch(a, FactIndex, text, options)
     }
-    return fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, query.text, options)
+    return fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, text, options)
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {

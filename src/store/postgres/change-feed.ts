@@ -86,20 +86,29 @@ export function decodePoint(cursor: string | undefined): FeedPoint | undefined {
 
 /** The agent's point now, in the caller's snapshot; revision 0 for an agent nobody wrote to. */
 export async function currentPoint(client: Queryable, agent: string): Promise<FeedPoint> {
-  const {rows} = await client.query<{revision: string; fact_seq: string; id: string | null; record: unknown}>(
+  const {rows} = await client.query<AgentPointRow>(
     `SELECT a.revision, a.fact_seq, f.id, f.record FROM mem_agents a
        LEFT JOIN mem_facts f ON f.agent = a.agent AND f.seq = a.fact_seq
       WHERE a.agent = $1`,
     [agent],
   )
-  const row = rows[0]
-  return row === undefined
-    ? {revision: 0, seq: 0, last: null}
-    : {
-        revision: Number(row.revision),
-        seq: Number(row.fact_seq),
-        last: row.id === null ? null : factMark(row.id, row.record),
-      }
+  return rows[0] === undefined ? {revision: 0, seq: 0, last: null} : pointOf(rows[0])
+}
+
+/** An agent's row with the fact at its last position (none when it holds no fact). */
+export interface AgentPointRow {
+  revision: string
+  fact_seq: string
+  id: string | null
+  record: unknown
+}
+
+export function pointOf(row: AgentPointRow): FeedPoint {
+  return {
+    revision: Number(row.revision),
+    seq: Number(row.fact_seq),
+    last: row.id === null ? null : factMark(row.id, row.record),
+  }
 }
 
 /**

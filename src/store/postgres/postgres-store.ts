@@ -4,21 +4,10 @@ import pg from 'pg'
 import * as v from 'valibot'
 
 import {MemError} from '../../errors.js'
-import type {FactIndex} from '../../search/fact-index.js'
 import {guarded, normalizedContent} from '../duplicates.js'
 import {idAfter} from '../ids.js'
 import {CheckpointRecord, FactRecord, isLive} from '../records.js'
-import {
-  checkpointRecord,
-  contextOf,
-  factRecord,
-  knownFact,
-  liveFact,
-  newById,
-  now,
-  supersedingRecord,
-} from '../record-rules.js'
-import {loadFactIndex, SIGNATURE, type FactIndexType} from '../search-code.js'
+import {checkpointRecord, factRecord, knownFact, liveFact, newById, now, supersedingRecord} from '../record-rules.js'
 import type {
   AddedFact,
   AddOptions,
@@ -32,10 +21,9 @@ import type {
   SearchQuery,
   Store,
 } from '../store.js'
-import {WarmCache} from '../warm-cache.js'
-import {changedRows, currentPoint, decodePoint, encodePoint, follows, type ChangedRow} from './change-feed.js'
+import {SearchLayer} from '../../index/search-layer.js'
+import {changedRows, currentPoint, decodePoint, encodePoint, follows, pointOf} from './change-feed.js'
 import {checkDatabase, type DbCheck} from './check.js'
-import {decodeCompact, encodeCompact} from './compact-codec.js'
 import {databaseError, type Outcome} from './db-errors.js'
 import {migrate, type MigrateResult} from './migrate.js'
 import {poolConfig} from './pool-config.js'
@@ -44,26 +32,10 @@ import {redactUrl, urlPassword} from './url.js'
 
 type Client = pg.PoolClient
 
-/** A warm agent whatever it holds: the index's first typed arrays and bookkeeping. */
-const AGENT_COST_BYTES = 64 * 1024
-/** Each live fact in the index (no record is kept: hits are read from the database). */
-const WARM_FACT_BYTES = 1000
-
 /** Rows per INSERT of an import: bounded statements, linear in the batch. */
 const INSERT_CHUNK = 1000
 
-/** One agent's search index, as of the agent's revision `revision`. */
-interface WarmIndex {
-  index: FactIndex
-  revision: number
-  /** The revision of the index saved in the database (mem_search_index), if any. */
-  saved?: number
-}
-
-/** An index is saved once it holds this many facts, and again once it moved this far (revisions) past the saved one. */
-const SAVE_MIN_FACTS = 1000
-const SAVE_AFTER_CHANGES = 200
-/** A saved index is read this many bytes at a time (see readSaved). */
+/** A saved search index is read this many bytes at a time (see loadIndex). */
 const SAVED_SLICE_BYTES = 4 * 1024 * 1024
 
 interface AgentRow {
@@ -81,8 +53,16 @@ interface AgentRow {
  * many; the row's `revision` counts them, and each server's search index follows it (ADR 0006).
  */
 export class PostgresStore implements Store {
-  /** The warm search indexes, within the budget of src/store/warm-cache.ts; one dropped is loaded again from the database when next searched. */
-  private readonly warm = new WarmCache<WarmIndex>(warmCost)
+  /** Search over this store's change feed, its index saved in mem_search_index (ADR 0006). */
+  private readonly search = new SearchLayer({
+    changesSince: (agent, cursor) => this.changesSince(agent, cursor),
+    getFacts: (agent, ids) => this.getFacts(agent, ids),
+    factsAt: (agent, ids) => this.factsAt(agent, ids),
+    keeper: {
+      load: (agent, signature) => this.loadIndex(agent, signature),
+      save: (agent, bytes, stamp) => this.saveIndex(agent, bytes, stamp),
+    },
+  })
   private readonly where: string
   private readonly secrets: (string | undefined)[]
 
@@ -157,7 +137,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.warm.clear()
+    this.search.clear()
     await this.pool.end()
   }
 
@@ -176,87 +156,7 @@ export class PostgresStore implements Store {
 
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
     if (!(await this.hasTables())) return []
-    const FactIndex = await loadFactIndex()
-    const options = {
-      limit: query.limit,
-      tags: query.tags,
-      since: query.since,
-      until: query.until,
-      partial: query.partial,
-      explain: query.explain,
-    }
-    const fast = await this.searchWarm(agent, query.text, options)
-    if (fast !== undefined) return fast
-    for (;;) {
-      const hits = await this.snapshot(async (client) => {
-        const {rows} = await client.query<{revision: string}>('SELECT revision FROM mem_agents WHERE agent = $1', [
-          agent,
-        ])
-        // An agent nobody wrote to has nothing to find.
-        if (rows[0] === undefined) return []
-        const warm = await this.indexAt(client, agent, Number(rows[0].revision), FactIndex)
-        // Another search of this process moved the index past this snapshot: take a newer one.
-        if (warm === undefined) return undefined
-        const found = warm.index.search(query.text, options)
-        if (found.length === 0) return []
-        const records = await this.factsById(
-          client,
-          agent,
-          found.map((h) => h.id),
-        )
-        return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
-      })
-      if (hits !== undefined) {
-        const warm = this.warm.peek(agent)
-        if (warm !== undefined) await this.saveIndex(agent, warm)
-        if (hits.some((h) => h.fact === undefined))
-          throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
-        return hits
-      }
-    }
-  }
-
-  /**
-   * A search of an agent whose index this process holds, in one statement: the index is searched
-   * as of its revision, then the hits' records and the agent's revision are read together (one
-   * statement, one snapshot). When that revision is still the index's, nothing changed the
-   * agent before the statement began, so the hits and their records are the state at that
-   * revision, as the snapshot transaction would have given. Otherwise (another server or
-   * command changed the agent) undefined: the caller brings the index up to date in a snapshot.
-   */
-  private async searchWarm(
-    agent: string,
-    text: string,
-    options: Parameters<FactIndex['search']>[1],
-  ): Promise<ScoredFact[] | undefined> {
-    const warm = this.warm.peek(agent)
-    if (warm === undefined) return undefined
-    // Synchronous: the index cannot move between reading its revision and searching it.
-    const revision = warm.revision
-    const found = warm.index.search(text, options)
-    const {rows} = await this.query<{revision: string; id: string | null; record: unknown}>(
-      `SELECT a.revision, f.id, f.record FROM mem_agents a
-         LEFT JOIN mem_facts f ON f.agent = a.agent AND f.id = ANY($2::text[])
-        WHERE a.agent = $1`,
-      [agent, [...new Set(found.map((h) => h.id))]],
-      // Prepared once per connection: every warm search runs it, planning it each time cost as much as running it.
-      'mem_search_hits',
-    )
-    const seen = rows[0] === undefined ? undefined : Number(rows[0].revision)
-    if (seen !== revision) {
-      // Behind the index (a database restored from a backup): the index says what the database
-      // no longer does, so it is dropped and loaded again.
-      if ((seen === undefined || seen < revision) && this.warm.peek(agent) === warm) this.warm.delete(agent)
-      return undefined
-    }
-    const records = new Map<string, FactRecord>()
-    for (const row of rows) if (row.id !== null) records.set(row.id, decodeFact(agent, row.id, row.record))
-    const current = this.warm.peek(agent)
-    // Most recently searched last, for the cache's eviction order.
-    if (current !== undefined) this.warm.use(agent, current)
-    if (found.some((hit) => !records.has(hit.id)))
-      throw new MemError('internal', `the search index of agent "${agent}" named a fact the database does not hold`)
-    return found.map((hit) => ({fact: records.get(hit.id)!, score: hit.score, ...contextOf(hit)}))
+    return this.search.search(agent, query)
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
@@ -436,127 +336,76 @@ export class PostgresStore implements Store {
 
   /** How many agents this process keeps warm, and their estimated cost in bytes (for tests and diagnostics). */
   cacheUse(): {agents: number; bytes: number} {
-    return this.warm.usage()
+    return this.search.usage()
   }
 
   /**
-   * The agent's index brought to `revision`: loaded whole when this process holds none, else
-   * moved by the rows changed since the revision it was at. Undefined when the index is
-   * already past `revision` (the caller's snapshot is older than another search's).
+   * The facts of `ids` and the agent's feed cursor now, in one statement (one snapshot): a warm
+   * search is this one read when nothing changed the agent since its index's cursor. Prepared
+   * once per connection: every warm search runs it, and planning it each time cost as much as
+   * running it.
    */
-  private async indexAt(
-    client: Client,
-    agent: string,
-    revision: number,
-    FactIndex: FactIndexType,
-  ): Promise<WarmIndex | undefined> {
-    let warm = this.warm.peek(agent)
-    if (warm === undefined || warm.revision > revision) {
-      if (warm !== undefined) return undefined
-      const loaded = await this.loadIndex(client, agent, revision, FactIndex)
-      // A search of this process may have loaded or moved one meanwhile; the newer one stays.
-      const meanwhile = this.warm.peek(agent)
-      if (meanwhile !== undefined && meanwhile.revision > revision) return undefined
-      warm = meanwhile !== undefined && meanwhile.revision === revision ? meanwhile : loaded
-    } else if (warm.revision < revision) {
-      const rows = await changedRows(client, agent, warm.revision, 'live')
-      // Read in the same snapshot as `revision`: the rows' state is the state at `revision`,
-      // so applying them is right even if another search moved the index part way meanwhile.
-      if (warm.revision > revision) return undefined
-      if (warm.revision < revision) {
-        applyRows(agent, warm.index, rows)
-        warm.revision = revision
-      }
-    }
-    return this.warm.use(agent, warm)
-  }
-
-  /**
-   * The agent's index at `revision`, in the caller's snapshot: the saved one and the facts
-   * changed since, when one of this build is saved, else every live fact.
-   */
-  private async loadIndex(
-    client: Client,
-    agent: string,
-    revision: number,
-    FactIndex: FactIndexType,
-  ): Promise<WarmIndex> {
-    if (SIGNATURE !== undefined) {
-      const {rows} = await client.query<{revision: string; size: number}>(
-        'SELECT revision, octet_length(data) AS size FROM mem_search_index WHERE agent = $1 AND signature = $2 AND revision <= $3',
-        [agent, SIGNATURE, revision],
-      )
-      const saved = rows[0]
-      const data = saved && (await this.readSaved(client, agent, saved.size))
-      const compact = data && decodeCompact(data)
-      let index: FactIndex | undefined
-      try {
-        index = compact && FactIndex.fromCompact(compact)
-      } catch {
-        // A saved index that does not load is rebuilt from the facts, as a damaged file's is.
-      }
-      if (saved && index) {
-        const warm: WarmIndex = {index, revision: Number(saved.revision), saved: Number(saved.revision)}
-        await this.applyChanges(client, agent, warm, revision)
-        return warm
-      }
-    }
-    const {rows} = await client.query<{id: string; record: unknown}>(
-      'SELECT id, record FROM mem_facts WHERE agent = $1 AND live ORDER BY seq',
-      [agent],
+  private async factsAt(agent: string, ids: readonly string[]): Promise<{cursor: string; facts: FactRecord[]}> {
+    if (!(await this.hasTables())) return {cursor: encodePoint({revision: 0, seq: 0, last: null}), facts: []}
+    const {rows} = await this.query<{
+      revision: string
+      fact_seq: string
+      last_id: string | null
+      last_record: unknown
+      id: string | null
+      record: unknown
+    }>(
+      `SELECT a.revision, a.fact_seq, l.id AS last_id, l.record AS last_record, f.id, f.record
+         FROM mem_agents a
+         LEFT JOIN mem_facts l ON l.agent = a.agent AND l.seq = a.fact_seq
+         LEFT JOIN mem_facts f ON f.agent = a.agent AND f.id = ANY($2::text[])
+        WHERE a.agent = $1`,
+      [agent, [...new Set(ids)]],
+      'mem_search_hits',
     )
-    const index = new FactIndex()
-    for (const row of rows) index.add(decodeFact(agent, row.id, row.record))
-    return {index, revision}
+    const first = rows[0]
+    const point =
+      first === undefined
+        ? {revision: 0, seq: 0, last: null}
+        : pointOf({revision: first.revision, fact_seq: first.fact_seq, id: first.last_id, record: first.last_record})
+    const facts = rows.flatMap((row) => (row.id === null ? [] : [decodeFact(agent, row.id, row.record)]))
+    return {cursor: encodePoint(point), facts}
   }
 
   /**
-   * The saved index's bytes, read in slices into one buffer of their own: the whole value at
-   * once would arrive as hex text twice its size, held with its decoded copy (hundreds of MiB
-   * at 100,000 facts). Undefined if the row is not as the first read found it.
+   * The saved index's bytes, read in slices into one buffer of their own within one snapshot:
+   * the whole value at once would arrive as hex text twice its size, held with its decoded copy
+   * (hundreds of MiB at 100,000 facts).
    */
-  private async readSaved(client: Client, agent: string, size: number): Promise<Buffer | undefined> {
-    const data = Buffer.allocUnsafeSlow(size)
-    for (let at = 0; at < size; at += SAVED_SLICE_BYTES) {
-      const {rows} = await client.query<{part: Buffer}>(
-        'SELECT substring(data FROM $2 FOR $3) AS part FROM mem_search_index WHERE agent = $1',
-        [agent, at + 1, SAVED_SLICE_BYTES],
+  private async loadIndex(agent: string, signature: string): Promise<Buffer | undefined> {
+    return this.snapshot(async (client) => {
+      const {rows} = await client.query<{size: number}>(
+        'SELECT octet_length(data) AS size FROM mem_search_index WHERE agent = $1 AND signature = $2',
+        [agent, signature],
       )
-      const part = rows[0]?.part
-      if (part === undefined || part.length !== Math.min(SAVED_SLICE_BYTES, size - at)) return undefined
-      part.copy(data, at)
-    }
-    return data
+      const size = rows[0]?.size
+      if (size === undefined) return undefined
+      const data = Buffer.allocUnsafeSlow(size)
+      for (let at = 0; at < size; at += SAVED_SLICE_BYTES) {
+        const {rows: parts} = await client.query<{part: Buffer}>(
+          'SELECT substring(data FROM $2 FOR $3) AS part FROM mem_search_index WHERE agent = $1',
+          [agent, at + 1, SAVED_SLICE_BYTES],
+        )
+        const part = parts[0]?.part
+        if (part === undefined || part.length !== Math.min(SAVED_SLICE_BYTES, size - at)) return undefined
+        part.copy(data, at)
+      }
+      return data
+    })
   }
 
-  /** Moves `warm` (held by no one else yet) to `revision` by the rows changed since its own. */
-  private async applyChanges(client: Client, agent: string, warm: WarmIndex, revision: number): Promise<void> {
-    if (warm.revision >= revision) return
-    applyRows(agent, warm.index, await changedRows(client, agent, warm.revision, 'live'))
-    warm.revision = revision
-  }
-
-  /**
-   * Saves the agent's index when none of this build is saved or the saved one is far behind,
-   * so the next process without it warm loads it instead of every fact. Derived data: a
-   * failure here changes nothing for the search that ran.
-   */
-  private async saveIndex(agent: string, warm: WarmIndex): Promise<void> {
-    if (SIGNATURE === undefined || warm.index.size < SAVE_MIN_FACTS) return
-    if (warm.saved !== undefined && warm.revision - warm.saved < SAVE_AFTER_CHANGES) return
-    // Taken in one go, so the bytes are the index at exactly this revision.
-    const revision = warm.revision
-    const data = encodeCompact(warm.index.toCompact())
-    warm.saved = revision
-    await this.pool
-      .query(
-        // Whichever server saves last wins, even an older revision: a loader applies the changes
-        // since whatever revision it finds, and one ahead of the agent's (a restored backup) is never loaded.
-        `INSERT INTO mem_search_index (agent, revision, signature, data) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (agent) DO UPDATE SET revision = EXCLUDED.revision, signature = EXCLUDED.signature, data = EXCLUDED.data`,
-        [agent, revision, SIGNATURE, data],
-      )
-      .catch(() => {})
+  /** Saves the search layer's index of the agent; whichever server saves last wins, and a loader catches up from its cursor. */
+  private async saveIndex(agent: string, bytes: Buffer, stamp: {cursor: string; signature: string}): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO mem_search_index (agent, revision, signature, data) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (agent) DO UPDATE SET revision = EXCLUDED.revision, signature = EXCLUDED.signature, data = EXCLUDED.data`,
+      [agent, decodePoint(stamp.cursor)?.revision ?? 0, stamp.signature, bytes],
+    )
   }
 
   private async factsById(client: Client, agent: string, ids: readonly string[]): Promise<Map<string, FactRecord>> {
@@ -759,22 +608,6 @@ export function duplicateKey(content: string): string {
 function answeredByServer(error: unknown): boolean {
   const {code, syscall} = error as {code?: unknown; syscall?: unknown}
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && syscall === undefined
-}
-
-/**
- * Moves a search index by the change feed's rows (changedRows): a row no longer live leaves it,
- * a live one it lacks joins it. mem never changes a fact's content under its id, so a live row
- * the index holds is indexed as it is.
- */
-function applyRows(agent: string, index: FactIndex, rows: readonly ChangedRow[]): void {
-  for (const row of rows) {
-    if (!row.live) index.remove(row.id)
-    else if (!index.has(row.id)) index.add(decodeFact(agent, row.id, row.record))
-  }
-}
-
-function warmCost(w: WarmIndex): number {
-  return AGENT_COST_BYTES + w.index.size * WARM_FACT_BYTES
 }
 
 /** A stored record that does not decode is an error, never skipped (as a file that does not parse). */

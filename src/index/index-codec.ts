@@ -1,22 +1,28 @@
-import type {CompactFactIndex, PlainCompactFactIndex} from '../../search/fact-index.js'
-import {LineBlock} from '../../search/lines.js'
+import type {CompactFactIndex, PlainCompactFactIndex} from '../search/fact-index.js'
+import {LineBlock} from '../search/lines.js'
 
 /**
- * The compact index (FactIndex.toCompact) as bytes for the database: a JSON header holding the
+ * The search layer's saved index (FactIndex.toCompact) as bytes a store keeps for it: a JSON
+ * header holding the change-feed cursor the index is at, the ranking code's signature, the
  * small plain fields and where each section sits, then the sections, each aligned to 8: typed
  * arrays as their bytes, and lists of strings (ids, dates, terms, words) as UTF-8 lines with
  * an index of every 32nd line's offset, which the loaded index reads only where a search asks
- * (src/search/lines.ts), as it does from the file store's saved index. Written and read by the
- * same build only (the row carries the ranking code's signature); the format name changes with
- * the layout, so another layout is never read.
+ * (src/search/lines.ts). Read back only by the build that wrote it (the signature), and the
+ * format name changes with the layout, so another layout is never read.
  */
-const FORMAT = 'mem.compact-index.2'
+const FORMAT = 'mem.compact-index.3'
+
+/** Where a saved index stands: the feed cursor it reflects, and which ranking code wrote it. */
+export interface IndexStamp {
+  cursor: string
+  signature: string
+}
 
 type Typed = Uint32Array | Float64Array | Uint8Array
 const KINDS = {u32: Uint32Array, f64: Float64Array, u8: Uint8Array} as const
 type Kind = keyof typeof KINDS
 
-interface Header {
+interface Header extends IndexStamp {
   format: string
   plain: Record<string, unknown>
   arrays: Record<string, {kind: Kind; offset: number; length: number}>
@@ -44,8 +50,8 @@ function isLines(key: string, value: unknown): value is string[] {
   )
 }
 
-export function encodeCompact(index: PlainCompactFactIndex): Buffer {
-  const header: Header = {format: FORMAT, plain: {}, arrays: {}, lines: {}}
+export function encodeIndex(index: PlainCompactFactIndex, stamp: IndexStamp): Buffer {
+  const header: Header = {format: FORMAT, ...stamp, plain: {}, arrays: {}, lines: {}}
   const parts: Buffer[] = []
   let offset = 0
   const section = (bytes: Buffer): number => {
@@ -87,14 +93,16 @@ export function encodeCompact(index: PlainCompactFactIndex): Buffer {
 }
 
 /**
- * The compact index back, or undefined for bytes this build did not write. The index it gives
- * views `data` (or a copy, when `data` is not aligned): `data` must not change afterwards.
+ * The compact index back with the cursor it is at, or undefined for bytes of another layout or
+ * written under another `signature`. The index it gives views `data` (or a copy, when `data` is
+ * not aligned): `data` must not change afterwards.
  */
-export function decodeCompact(data: Buffer): CompactFactIndex | undefined {
+export function decodeIndex(data: Buffer, signature: string): {cursor: string; index: CompactFactIndex} | undefined {
   try {
     const headerLength = data.readUInt32LE(0)
     const header = JSON.parse(data.subarray(4, 4 + headerLength).toString('utf8')) as Header
-    if (header.format !== FORMAT) return undefined
+    if (header.format !== FORMAT || header.signature !== signature || typeof header.cursor !== 'string')
+      return undefined
     const start = data.byteOffset + 4 + headerLength
     // Typed-array views need their element alignment: bytes that do not start at a multiple of 8
     // (a buffer shared with other data) are copied out first.
@@ -114,7 +122,7 @@ export function decodeCompact(data: Buffer): CompactFactIndex | undefined {
       const text = Buffer.from(body.buffer, body.byteOffset + l.offset, l.bytes)
       out[key] = new LineBlock(text, l.count, new Uint32Array(body.buffer, body.byteOffset + l.blocks, l.blockCount))
     }
-    return out as unknown as CompactFactIndex
+    return {cursor: header.cursor, index: out as unknown as CompactFactIndex}
   } catch {
     return undefined
   }

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 
+import {decodeIndex, encodeIndex} from '../../src/index/index-codec.js'
 import {FactIndex} from '../../src/search/fact-index.js'
 import {newId} from '../../src/store/ids.js'
-import {decodeCompact, encodeCompact} from '../../src/store/postgres/compact-codec.js'
 
 const WORDS = 'kubernetes cluster deploy friday backup postgres router attic garden tomato lisbon flight invoice'.split(
   ' ',
 )
+
+const STAMP = {cursor: 'pg.1.cursor', signature: 'build-a'}
 
 /** An index of a few hundred facts with tags, threads, questions and a removed fact. */
 function sample(): FactIndex {
@@ -27,10 +29,16 @@ function sample(): FactIndex {
 
 const QUERIES = ['kubernetes deploy', 'café', 'garden tomato friday', 'postgre', 'lisbn flight', 'router?']
 
-describe('the saved index as bytes for PostgreSQL (compact-codec)', () => {
-  it('loads back into an index that finds and scores exactly as the one saved', () => {
+function load(bytes: Buffer): FactIndex {
+  return FactIndex.fromCompact(decodeIndex(bytes, STAMP.signature)!.index)
+}
+
+describe('the search layer saved index as bytes (index-codec)', () => {
+  it('loads back into an index that finds and scores exactly as the one saved, at the cursor saved', () => {
     const index = sample()
-    const loaded = FactIndex.fromCompact(decodeCompact(encodeCompact(index.toCompact()))!)
+    const bytes = encodeIndex(index.toCompact(), STAMP)
+    assert.equal(decodeIndex(bytes, STAMP.signature)!.cursor, STAMP.cursor)
+    const loaded = load(bytes)
     assert.equal(loaded.size, index.size)
     for (const query of QUERIES)
       for (const options of [{limit: 20}, {limit: 5, tags: ['work']}, {limit: 20, partial: true}])
@@ -39,20 +47,21 @@ describe('the saved index as bytes for PostgreSQL (compact-codec)', () => {
 
   it('reads bytes that do not start at a multiple of 8, as a buffer shared with other data', () => {
     const index = sample()
-    const bytes = encodeCompact(index.toCompact())
+    const bytes = encodeIndex(index.toCompact(), STAMP)
     const shifted = Buffer.alloc(bytes.length + 3)
     bytes.copy(shifted, 3)
-    const loaded = FactIndex.fromCompact(decodeCompact(shifted.subarray(3))!)
+    const loaded = load(shifted.subarray(3))
     for (const query of QUERIES) assert.deepEqual(loaded.search(query, {limit: 20}), index.search(query, {limit: 20}))
   })
 
-  it('refuses bytes of another layout or none at all, so the store rebuilds from the facts', () => {
-    const bytes = encodeCompact(sample().toCompact())
-    const header = JSON.stringify({format: 'mem.compact-index.1', plain: {}, arrays: {}})
+  it('refuses bytes of another layout, of another build of the ranking code, or none at all', () => {
+    const bytes = encodeIndex(sample().toCompact(), STAMP)
+    assert.equal(decodeIndex(bytes, 'build-b'), undefined)
+    const header = JSON.stringify({format: 'mem.compact-index.2', plain: {}, arrays: {}})
     const other = Buffer.concat([Buffer.alloc(4), Buffer.from(header)])
     other.writeUInt32LE(header.length)
-    assert.equal(decodeCompact(other), undefined)
-    assert.equal(decodeCompact(bytes.subarray(0, 10)), undefined)
-    assert.equal(decodeCompact(Buffer.alloc(0)), undefined)
+    assert.equal(decodeIndex(other, STAMP.signature), undefined)
+    assert.equal(decodeIndex(bytes.subarray(0, 10), STAMP.signature), undefined)
+    assert.equal(decodeIndex(Buffer.alloc(0), STAMP.signature), undefined)
   })
 })
