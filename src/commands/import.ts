@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {MemCommand} from '../cli/base-command.js'
 import {agentFlagFor, dryRunFlag} from '../cli/flag-spec.js'
-import {growHeapByHalf} from '../cli/heap-growth.js'
+import {boundHeapGrowth} from '../cli/heap-growth.js'
 import {oclifFlags} from '../cli/oclif-flags.js'
 import {memImport} from '../transfer/import.js'
 
@@ -50,7 +50,7 @@ export default class Import extends MemCommand {
 
   async run(): Promise<unknown> {
     const {args, flags} = await this.parse(Import)
-    growHeapByHalf()
+    boundHeapGrowth()
     return this.runWithProgress(memImport, this.context(flags.agent), {
       file: args.file,
       agent_id: flags.agent,

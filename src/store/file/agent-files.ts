@@ -187,16 +187,17 @@ export class AgentFiles {
   }
 
   /**
-   * Every fact, segment by segment, each read without being kept unless it is held already
-   * (see Store.eachFact); the checkpoints are checked sound as for any operation that does not read them.
+   * Every fact segment's records, one segment at a time, each read without being kept unless it
+   * is held already (see Store.eachFact); the checkpoints are checked sound as for any operation
+   * that does not read them, once the last segment was given.
    */
-  eachFact(each: (fact: FactRecord) => void): void {
+  *factSegments(): Generator<readonly FactRecord[]> {
     const revision = this.stamp.read()
     this.revision = revision
     const gone: Change<FactRecord>[] = []
     const current = this.facts.scanKeys(revision, gone)
     this.follow(gone)
-    for (const {name} of current) for (const fact of this.peekFacts(name, revision).records) each(fact)
+    for (const {name} of current) yield this.peekFacts(name, revision).records
     this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
   }
 
