@@ -8,7 +8,6 @@ module.exports = {
   spec: [
     'test/cli/config-dir.test.ts',
     'test/cli/fast-argv.property.test.ts',
-    'test/index/*.test.ts',
     'test/clients/clients.test.ts',
     'test/reliability/inputs.property.test.ts',
     'test/search/fact-index.test.ts',

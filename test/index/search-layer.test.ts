@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict'
-import {cpSync, mkdtempSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {rmSync} from 'node:fs'
 
 import type {IndexedStore, IndexKeeper} from '../../src/index/indexed-store.js'
 import {SearchLayer} from '../../src/index/search-layer.js'
 import {FileStore} from '../../src/store/file/file-store.js'
 import {newId} from '../../src/store/ids.js'
+import {PostgresStore} from '../../src/store/postgres/postgres-store.js'
 import type {FactRecord} from '../../src/store/records.js'
 import type {SearchQuery, Store} from '../../src/store/store.js'
+import {backupDatabase, backupHome} from '../helpers/backups.js'
 import {tempHome} from '../helpers/mem.js'
+import {freshDatabase} from '../helpers/postgres.js'
 
 const WORDS = (
   'kubernetes cluster pump basement coffee grinder kenya beans garden tomato concert guitar flight ' +
@@ -80,103 +81,145 @@ function memoryKeeper(): IndexKeeper & {saves: number} {
   return keeper
 }
 
-async function sameAsFiles(layer: SearchLayer, files: FileStore): Promise<void> {
-  for (const query of QUERIES)
-    assert.deepEqual(await layer.search('alice', query), await files.searchFacts('alice', query), JSON.stringify(query))
+/** A store to read through the layer, and to compare the layer's hits with. */
+interface Backing {
+  /** The store whose own search the layer must match (a long-running process's). */
+  store: Store
+  /** Another store on the same data, as another process opens it. */
+  open(): Promise<Store>
+  /** Copies the data aside; the function returned puts the copy back, as restoring a backup does. */
+  backup(): Promise<() => Promise<void>>
+  cleanup(): Promise<void>
 }
 
-describe('the search layer over a store that offers only its change feed', function () {
-  this.timeout(60_000)
-  let home: string
-  let files: FileStore
-  beforeEach(() => {
-    home = tempHome().home
-    files = new FileStore(home)
-  })
-  afterEach(async () => {
-    await files.close()
-    rmSync(home, {recursive: true, force: true})
-  })
+const BACKINGS: {name: string; make(): Promise<Backing>}[] = [
+  {
+    name: 'the files',
+    make: async () => {
+      const {home} = tempHome()
+      const store = new FileStore(home)
+      return {
+        store,
+        open: async () => new FileStore(home, {shortLived: true}),
+        backup: () => backupHome(home),
+        cleanup: async () => {
+          await store.close()
+          rmSync(home, {recursive: true, force: true})
+        },
+      }
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    make: async () => {
+      const url = await freshDatabase()
+      const store = await PostgresStore.open(url)
+      const others: Store[] = []
+      return {
+        store,
+        open: async () => {
+          const other = await PostgresStore.open(url)
+          others.push(other)
+          return other
+        },
+        backup: () => backupDatabase(url),
+        cleanup: async () => {
+          for (const other of [store, ...others]) await other.close()
+        },
+      }
+    },
+  },
+]
 
-  it('finds and ranks exactly as the store it reads, through adds, replacements, deletions and another process', async () => {
-    const facts = corpus(400, 1)
-    await files.importRecords('alice', {facts, checkpoints: []})
-    const layer = new SearchLayer(feedOf(new FileStore(home)))
-    await sameAsFiles(layer, files)
+/** Every query of QUERIES gives exactly what the store's own search gives. */
+async function sameAsStore(layer: SearchLayer, store: Store): Promise<void> {
+  for (const query of QUERIES)
+    assert.deepEqual(await layer.search('alice', query), await store.searchFacts('alice', query), JSON.stringify(query))
+}
 
-    const added = await files.addFact('alice', {content: 'the coffee grinder needs new burrs', tags: []})
-    const live = facts.filter((f) => f.deleted_at === undefined)
-    await files.supersede('alice', [live[3]!.id], {content: 'garden tomato moved to the attic', tags: ['home']})
-    await files.deleteFact('alice', live[5]!.id)
-    // Another process's writes reach the layer only through the feed.
-    const other = new FileStore(home, {shortLived: true})
-    await other.addFact('alice', {content: 'kubernetes deploy moved to monday', tags: []})
-    await other.importRecords('alice', {facts: corpus(50, 2), checkpoints: []})
-    await sameAsFiles(layer, files)
-    assert.ok((await layer.search('alice', {text: 'burrs', limit: 5})).some((hit) => hit.fact.id === added.id))
-    assert.ok(!(await layer.search('alice', {text: 'tomato', limit: 100})).some((hit) => hit.fact.id === live[3]!.id))
+for (const backing of BACKINGS)
+  describe(`the search layer over ${backing.name}, given only the change feed`, function () {
+    this.timeout(60_000)
+    let b: Backing
+    let store: Store
+    beforeEach(async () => {
+      b = await backing.make()
+      store = b.store
+    })
+    afterEach(() => b.cleanup())
+
+    it('finds and ranks exactly as the store, through adds, replacements, deletions and another process', async () => {
+      const facts = corpus(400, 1)
+      await store.importRecords('alice', {facts, checkpoints: []})
+      const layer = new SearchLayer(feedOf(await b.open()))
+      await sameAsStore(layer, store)
+
+      const added = await store.addFact('alice', {content: 'the coffee grinder needs new burrs', tags: []})
+      const live = facts.filter((f) => f.deleted_at === undefined)
+      await store.supersede('alice', [live[3]!.id], {content: 'garden tomato moved to the attic', tags: ['home']})
+      await store.deleteFact('alice', live[5]!.id)
+      // Another process's writes reach the layer only through the feed.
+      const other = await b.open()
+      await other.addFact('alice', {content: 'kubernetes deploy moved to monday', tags: []})
+      await other.importRecords('alice', {facts: corpus(50, 2), checkpoints: []})
+      await sameAsStore(layer, store)
+      assert.ok((await layer.search('alice', {text: 'burrs', limit: 5})).some((hit) => hit.fact.id === added.id))
+      const tomato = await layer.search('alice', {text: 'tomato', limit: 100})
+      assert.ok(!tomato.some((hit) => hit.fact.id === live[3]!.id))
+    })
+
+    it('starts over when the data went back to a backup, and finds nothing of the lost changes', async () => {
+      await store.importRecords('alice', {facts: corpus(200, 3), checkpoints: []})
+      const restore = await b.backup()
+      const layer = new SearchLayer(feedOf(await b.open()))
+      const lost = await store.addFact('alice', {content: 'zanzibar ferry timetable', tags: []})
+      assert.deepEqual(
+        (await layer.search('alice', {text: 'zanzibar', limit: 5})).map((h) => h.fact.id),
+        [lost.id],
+      )
+      await restore()
+      assert.deepEqual(await layer.search('alice', {text: 'zanzibar', limit: 5}), [])
+      await sameAsStore(layer, store)
+    })
+
+    it('a process that starts loads the index its keeper saved and reads only the changes since', async () => {
+      await store.importRecords('alice', {facts: corpus(1200, 4), checkpoints: []})
+      const keeper = memoryKeeper()
+      const first = new SearchLayer({...feedOf(store), keeper}, SIGNATURE)
+      await sameAsStore(first, store)
+      assert.equal(keeper.saves, 1, 'saved once it held enough facts')
+
+      await store.addFact('alice', {content: 'coffee grinder descaled on friday', tags: []})
+      const feed = feedOf(store)
+      const second = new SearchLayer({...feed, keeper}, SIGNATURE)
+      await sameAsStore(second, store)
+      assert.notEqual(feed.calls[0], undefined, 'caught up from the saved cursor, not from nothing')
+      assert.equal(keeper.saves, 1, 'one change is not worth saving again')
+    })
+
+    it('bytes the keeper holds that do not decode are rebuilt from the facts', async () => {
+      await store.importRecords('alice', {facts: corpus(300, 5), checkpoints: []})
+      const keeper = memoryKeeper()
+      await keeper.save('alice', Buffer.from('not an index'), {cursor: '', signature: SIGNATURE})
+      const feed = feedOf(store)
+      await sameAsStore(new SearchLayer({...feed, keeper}, SIGNATURE), store)
+      assert.equal(feed.calls[0], undefined, 'built from every fact')
+    })
+
+    it('searches that run while facts are written never serve a fact that is no longer live', async () => {
+      const facts = corpus(300, 6)
+      await store.importRecords('alice', {facts, checkpoints: []})
+      const layer = new SearchLayer(feedOf(await b.open()))
+      const writer = await b.open()
+      const live = facts.filter((f) => f.deleted_at === undefined && f.content.includes('coffee'))
+      const gone = new Set(live.slice(0, 20).map((f) => f.id))
+      const calls: Promise<unknown>[] = []
+      for (const id of gone)
+        calls.push(layer.search('alice', {text: 'coffee', limit: 200}), writer.deleteFact('alice', id))
+      await Promise.all(calls)
+      const hits = await layer.search('alice', {text: 'coffee', limit: 200})
+      assert.ok(hits.length > 0)
+      assert.ok(hits.every((hit) => !gone.has(hit.fact.id)))
+      await sameAsStore(layer, store)
+    })
   })
-
-  it('starts over when the data went back to a backup, and finds nothing of the lost changes', async () => {
-    await files.importRecords('alice', {facts: corpus(200, 3), checkpoints: []})
-    const copy = join(mkdtempSync(join(tmpdir(), 'mem-backup-')), 'home')
-    cpSync(home, copy, {recursive: true})
-    const layer = new SearchLayer(feedOf(new FileStore(home)))
-    const lost = await files.addFact('alice', {content: 'zanzibar ferry timetable', tags: []})
-    assert.deepEqual(
-      (await layer.search('alice', {text: 'zanzibar', limit: 5})).map((h) => h.fact.id),
-      [lost.id],
-    )
-    await files.close()
-    rmSync(home, {recursive: true, force: true})
-    cpSync(copy, home, {recursive: true})
-    rmSync(join(copy, '..'), {recursive: true, force: true})
-    files = new FileStore(home)
-    assert.deepEqual(await layer.search('alice', {text: 'zanzibar', limit: 5}), [])
-    await sameAsFiles(layer, files)
-  })
-
-  it('a process that starts loads the index its keeper saved and reads only the changes since', async () => {
-    await files.importRecords('alice', {facts: corpus(1200, 4), checkpoints: []})
-    const keeper = memoryKeeper()
-    const first = new SearchLayer({...feedOf(files), keeper}, SIGNATURE)
-    await sameAsFiles(first, files)
-    assert.equal(keeper.saves, 1, 'saved once it held enough facts')
-
-    await files.addFact('alice', {content: 'coffee grinder descaled on friday', tags: []})
-    const feed = feedOf(files)
-    const second = new SearchLayer({...feed, keeper}, SIGNATURE)
-    await sameAsFiles(second, files)
-    assert.equal(feed.calls[0] !== undefined, true, 'caught up from the saved cursor, not from nothing')
-    assert.equal(keeper.saves, 1, 'one change is not worth saving again')
-  })
-
-  it('bytes the keeper holds that do not decode are rebuilt from the facts', async () => {
-    await files.importRecords('alice', {facts: corpus(300, 5), checkpoints: []})
-    const keeper = memoryKeeper()
-    await keeper.save('alice', Buffer.from('not an index'), {cursor: '', signature: SIGNATURE})
-    const feed = feedOf(files)
-    await sameAsFiles(new SearchLayer({...feed, keeper}, SIGNATURE), files)
-    assert.equal(feed.calls[0], undefined, 'built from every fact')
-  })
-
-  it('searches that run while facts are written never serve a fact that is no longer live', async () => {
-    const facts = corpus(300, 6)
-    await files.importRecords('alice', {facts, checkpoints: []})
-    const layer = new SearchLayer(feedOf(new FileStore(home)))
-    const writer = new FileStore(home)
-    const live = facts.filter((f) => f.deleted_at === undefined && f.content.includes('coffee'))
-    const searches: Promise<unknown>[] = []
-    for (const fact of live.slice(0, 20)) {
-      searches.push(layer.search('alice', {text: 'coffee', limit: 200}))
-      searches.push(writer.deleteFact('alice', fact.id))
-    }
-    await Promise.all(searches)
-    const gone = new Set(live.slice(0, 20).map((f) => f.id))
-    const hits = await layer.search('alice', {text: 'coffee', limit: 200})
-    assert.ok(hits.length > 0)
-    assert.ok(hits.every((hit) => !gone.has(hit.fact.id)))
-    await writer.close()
-    await sameAsFiles(layer, files)
-  })
-})
