@@ -18,27 +18,16 @@ import type pg from 'pg'
 
 type Queryable = Pick<pg.PoolClient, 'query'>
 
-/** A fact row changed after a revision: `record` is null for a row no longer live when only live records were asked for. */
+/** A fact row changed after a revision. */
 export interface ChangedRow {
   id: string
-  live: boolean
   record: unknown
 }
 
-/**
- * The agent's fact rows changed after revision `since`, in the order the agent's facts list.
- * `live`: the records of live rows only (a warm index drops the others by id, so their text
- * need not cross the wire).
- */
-export async function changedRows(
-  client: Queryable,
-  agent: string,
-  since: number,
-  records: 'all' | 'live',
-): Promise<ChangedRow[]> {
-  const record = records === 'live' ? 'CASE WHEN live THEN record END' : 'record'
+/** The agent's fact rows changed after revision `since`, in the order the agent's facts list. */
+export async function changedRows(client: Queryable, agent: string, since: number): Promise<ChangedRow[]> {
   const {rows} = await client.query<ChangedRow>(
-    `SELECT id, live, ${record} AS record FROM mem_facts WHERE agent = $1 AND changed > $2 ORDER BY seq`,
+    'SELECT id, record FROM mem_facts WHERE agent = $1 AND changed > $2 ORDER BY seq',
     [agent, since],
   )
   return rows

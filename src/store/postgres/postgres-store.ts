@@ -227,7 +227,7 @@ export class PostgresStore implements Store {
     return this.snapshot(async (client) => {
       const now = await currentPoint(client, agent)
       const sound = from !== undefined && (await follows(client, agent, from, now))
-      const rows = await changedRows(client, agent, sound ? from.revision : 0, 'all')
+      const rows = await changedRows(client, agent, sound ? from.revision : 0)
       return {
         cursor: encodePoint(now),
         reset: !sound,
