@@ -1,4 +1,5 @@
 import type {FactChanges, FactRecord} from '../store/store.js'
+import type {IndexStamp} from './index-codec.js'
 
 /**
  * What the search layer (src/index/search-layer.ts) needs of a store: its change feed and its
@@ -29,5 +30,5 @@ export interface IndexKeeper {
   /** The bytes saved for the agent by this build of the ranking code (`signature`), if any. */
   load(agent: string, signature: string): Promise<Buffer | undefined>
   /** Saves the agent's index, at the feed cursor `cursor`, written by `signature`, in place of the one saved. */
-  save(agent: string, bytes: Buffer, stamp: {cursor: string; signature: string}): Promise<void>
+  save(agent: string, bytes: Buffer, stamp: IndexStamp): Promise<void>
 }

@@ -21,6 +21,7 @@ import type {
   SearchQuery,
   Store,
 } from '../store.js'
+import type {IndexStamp} from '../../index/index-codec.js'
 import {SearchLayer} from '../../index/search-layer.js'
 import {changedRows, currentPoint, decodePoint, encodePoint, follows, pointOf} from './change-feed.js'
 import {checkDatabase, type DbCheck} from './check.js'
@@ -343,10 +344,9 @@ export class PostgresStore implements Store {
    * The facts of `ids` and the agent's feed cursor now, in one statement (one snapshot): a warm
    * search is this one read when nothing changed the agent since its index's cursor. Prepared
    * once per connection: every warm search runs it, and planning it each time cost as much as
-   * running it.
+   * running it. Only the layer calls it, from searchFacts, once the tables are known to exist.
    */
   private async factsAt(agent: string, ids: readonly string[]): Promise<{cursor: string; facts: FactRecord[]}> {
-    if (!(await this.hasTables())) return {cursor: encodePoint({revision: 0, seq: 0, last: null}), facts: []}
     const {rows} = await this.query<{
       revision: string
       fact_seq: string
@@ -400,7 +400,7 @@ export class PostgresStore implements Store {
   }
 
   /** Saves the search layer's index of the agent; whichever server saves last wins, and a loader catches up from its cursor. */
-  private async saveIndex(agent: string, bytes: Buffer, stamp: {cursor: string; signature: string}): Promise<void> {
+  private async saveIndex(agent: string, bytes: Buffer, stamp: IndexStamp): Promise<void> {
     await this.pool.query(
       `INSERT INTO mem_search_index (agent, revision, signature, data) VALUES ($1, $2, $3, $4)
          ON CONFLICT (agent) DO UPDATE SET revision = EXCLUDED.revision, signature = EXCLUDED.signature, data = EXCLUDED.data`,
