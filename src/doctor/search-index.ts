@@ -1,30 +1,34 @@
 import {rmSync} from 'node:fs'
 
+import {decodeIndex, encodeIndex, type DecodedIndex} from '../index/index-codec.js'
 import {FactIndex, type CompactFactIndex} from '../search/fact-index.js'
 import {docPairs} from '../search/inverted-index.js'
 import {plural} from '../plural.js'
 import {allLines} from '../search/lines.js'
 import {CachedSegments} from '../store/file/cached-segments.js'
+import {fileChanges, segmentsOf, segmentsVouched} from '../store/file/change-feed.js'
 import {FACT_SEGMENT} from '../store/file/collections.js'
+import {readIndex, saveIndex, searchIndexPath} from '../store/file/index-keeper.js'
 import {isLive, type FactRecord} from '../store/records.js'
 import {readRevision} from '../store/file/revision.js'
-import {factDigest, readSaved, saveIndex, searchCachePath, type SavedIndex} from '../store/file/search-cache.js'
+import {SIGNATURE} from '../store/search-code.js'
 import {SegmentedFiles} from '../store/file/segments.js'
 import type {AgentCheck, Finding} from './inspect.js'
 
 /**
- * Checks an agent's saved search index (src/store/file/search-cache.ts) against its fact files. The
- * index vouches for each segment whose cache key is what it was when the index was saved; for
- * those, what it holds of every fact (its words, date, tags, thread, and the digest of its record)
- * must be what indexing the segment now gives. A disagreement means a search would find
- * or show text the files no longer hold: --fix rebuilds the index from the files. An index that
- * does not load (damaged, from another build) is not reported: every reader ignores and
- * rebuilds it. Segments that do not decode are left to the data-file checks.
+ * Checks an agent's saved search index (src/store/file/index-keeper.ts) against its fact files.
+ * The index vouches for each segment whose cache key is what it was at the feed cursor it was
+ * saved at; for the facts in those, what it holds (its words, date, tags and thread) must be
+ * what indexing the segment now gives. A disagreement means a search would find or show text
+ * the files no longer hold: --fix rebuilds the index from the files. An index that does not load
+ * (damaged, from another build) is not reported: every reader ignores and rebuilds it. Segments
+ * that do not decode are left to the data-file checks.
  */
 export const searchIndexCheck: AgentCheck = ({dir, agent}) => searchIndexFindings(dir, agent)
 
 function searchIndexFindings(dir: string, agent: string): Finding[] {
-  const saved = readSaved(dir)
+  const bytes = SIGNATURE === undefined ? undefined : readIndex(dir)
+  const saved = bytes && decodeIndex(bytes, SIGNATURE!)
   if (!saved) return []
   let wrong: string[]
   try {
@@ -41,7 +45,7 @@ function searchIndexFindings(dir: string, agent: string): Finding[] {
   return [
     {
       kind: 'search_index',
-      path: searchCachePath(dir),
+      path: searchIndexPath(dir),
       agent,
       problem: `the saved search index disagrees with the fact files for ${plural(wrong.length, 'fact')} (${shown}${wrong.length > 3 ? ', ...' : ''}): a search would find or show text the files no longer hold`,
       fix: 'rebuild the search index from the fact files',
@@ -51,19 +55,22 @@ function searchIndexFindings(dir: string, agent: string): Finding[] {
   ]
 }
 
-/** Ids of the facts on which the saved index and the segments it vouches for disagree. */
-function disagreements(dir: string, saved: SavedIndex): string[] {
+/**
+ * Ids of the facts on which the saved index and the segments it vouches for disagree: those
+ * segments' live facts, and the facts it holds whose every segment by range (see segmentsOf)
+ * it vouches for.
+ */
+function disagreements(dir: string, saved: DecodedIndex): string[] {
   const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
-  const current = new Map(new CachedSegments(files).currentKeys(readRevision(dir)).map((s) => [s.name, s.key]))
-  const vouched = new Set<number>()
-  saved.segments.forEach((s, i) => {
-    if (current.get(s.name) === s.key) vouched.add(i)
-  })
+  const current = new CachedSegments(files).currentKeys(readRevision(dir))
+  const vouched = segmentsVouched(current, saved.cursor)
+  const placed = segmentsOf(saved.cursor)
+  if (!vouched || !placed) return []
 
   const facts = new Map<string, FactRecord>()
   const fresh = new FactIndex()
-  for (const i of vouched) {
-    for (const fact of files.read(saved.segments[i]!.name).records) {
+  for (const name of vouched) {
+    for (const fact of files.read(name).records) {
       if (!isLive(fact)) continue
       facts.set(fact.id, fact)
       fresh.add(fact)
@@ -71,24 +78,16 @@ function disagreements(dir: string, saved: SavedIndex): string[] {
   }
   const want = fresh.toCompact()
   const wantSlot = new Map(want.ids.map((id, slot) => [id, slot]))
-  const got = {...saved.index, createdAt: [] as string[]}
+  const got = saved.index
 
   const wrong: string[] = []
   const listed = new Set<string>()
-  allLines(saved.index.ids).forEach((id, slot) => {
-    if (!vouched.has(saved.segmentOf[slot]!)) return
+  allLines(got.ids).forEach((id, slot) => {
+    const segments = placed(id)
+    if (segments.length === 0 || !segments.every((name) => vouched.has(name))) return
     listed.add(id)
-    const fact = facts.get(id)
     const at = wantSlot.get(id)
-    const digest = fact && factDigest(fact)
-    if (
-      fact === undefined ||
-      at === undefined ||
-      saved.digests[2 * slot] !== digest![0] ||
-      saved.digests[2 * slot + 1] !== digest![1] ||
-      describe(got, slot) !== describe(want, at)
-    )
-      wrong.push(id)
+    if (at === undefined || describe(got, slot) !== describe(want, at)) wrong.push(id)
   })
   for (const id of facts.keys()) if (!listed.has(id)) wrong.push(id)
   return wrong
@@ -124,21 +123,21 @@ function describe(index: CompactFactIndex, slot: number): string {
   ])
 }
 
-/** The index made anew from every fact segment, saved under the keys the segments had before they were read. */
+/** The index made anew from every fact segment, saved at the feed cursor of the segments as read. */
 function rebuild(dir: string): string {
   const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
   const segments = new CachedSegments(files).currentKeys(readRevision(dir))
-  const where = new Map<string, {segment: string; digest: [number, number]}>()
+  const keys = new Map(segments.map((s) => [s.name, s.key]))
+  const answer = fileChanges(
+    {segments, read: (name) => ({records: files.read(name).records, key: keys.get(name)!})},
+    undefined,
+  )
   const index = new FactIndex()
-  for (const {name} of segments) {
-    for (const fact of files.read(name).records) {
-      if (!isLive(fact)) continue
-      index.add(fact)
-      where.set(fact.id, {segment: name, digest: factDigest(fact)})
-    }
-  }
+  for (const fact of answer.facts) if (isLive(fact)) index.add(fact)
   // Gone first: should saving fail (a full disk), searches rebuild it rather than trust the old one.
-  rmSync(searchCachePath(dir), {force: true})
-  saveIndex(dir, index, {segments, locate: (id) => where.get(id)})
+  rmSync(searchIndexPath(dir), {force: true})
+  const encoded =
+    SIGNATURE === undefined ? undefined : encodeIndex(index, {cursor: answer.cursor, signature: SIGNATURE})
+  if (encoded) saveIndex(dir, encoded)
   return `rebuilt the search index from ${plural(index.size, 'live fact')}`
 }

@@ -1,5 +1,5 @@
 import type {FactChanges, FactRecord} from '../store/store.js'
-import type {IndexStamp} from './index-codec.js'
+import type {EncodedIndex, IndexBytes} from './index-codec.js'
 
 /**
  * What the search layer (src/index/search-layer.ts) needs of a store: its change feed and its
@@ -7,18 +7,34 @@ import type {IndexStamp} from './index-codec.js'
  * the two optional parts make it faster, never different.
  */
 export interface IndexedStore {
-  /** Store.changesSince: what changed in the agent's facts since a cursor. */
-  changesSince(agent: string, cursor?: string): Promise<FactChanges>
+  /**
+   * Store.changesSince: what changed in the agent's facts since a cursor. The layer reads
+   * `facts` once, in order, and `cursor` after them, so a store may give a reset's facts as they
+   * are read instead of all at once.
+   */
+  changesSince(agent: string, cursor?: string): Promise<FeedAnswer>
   /** Store.getFacts: the facts of `ids` the agent holds, live or not. */
   getFacts(agent: string, ids: readonly string[]): Promise<FactRecord[]>
   /**
-   * The facts of `ids`, read together with the cursor the agent is at (as changesSince would
-   * answer it now). When that is the cursor of the index searched, the hits and their records
-   * are one state, with no call to the feed first: a warm search is one read.
+   * The facts of `ids`, and whether the agent moved since `cursor` (an answer of the feed) as
+   * they were read. When it did not, the hits of the index at that cursor and their records are
+   * one state, with no call to the feed first: a warm search is one read. Saying it moved when
+   * unsure costs a catch-up, never a wrong answer.
    */
-  factsAt?(agent: string, ids: readonly string[]): Promise<{cursor: string; facts: FactRecord[]}>
+  factsAt?(agent: string, ids: readonly string[], cursor: string): Promise<{moved: boolean; facts: FactRecord[]}>
   /** Where the index is kept between processes, so that one that starts loads it instead of indexing every fact. */
   keeper?: IndexKeeper
+}
+
+/** An answer of the feed as the layer reads it: {@link FactChanges} with the facts possibly given as they are read. */
+export interface FeedAnswer extends Omit<FactChanges, 'facts'> {
+  facts: Iterable<FactRecord>
+  /**
+   * How many records the store read to answer, read after the facts, where more than it gave (a
+   * store that tells changes by file, reading files whose records did not change): the layer
+   * counts them toward saving its index again, so that the next process does not read them too.
+   */
+  read?: number
 }
 
 /**
@@ -28,7 +44,7 @@ export interface IndexedStore {
  */
 export interface IndexKeeper {
   /** The bytes saved for the agent by this build of the ranking code (`signature`), if any. */
-  load(agent: string, signature: string): Promise<Buffer | undefined>
-  /** Saves the agent's index, at the feed cursor `cursor`, written by `signature`, in place of the one saved. */
-  save(agent: string, bytes: Buffer, stamp: IndexStamp): Promise<void>
+  load(agent: string, signature: string): Promise<IndexBytes | undefined>
+  /** Saves the agent's index in place of the one saved (`index.stamp`: its cursor and signature). */
+  save(agent: string, index: EncodedIndex): Promise<void>
 }

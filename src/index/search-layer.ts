@@ -1,12 +1,13 @@
 import {MemError} from '../errors.js'
+import {DamagedIndex} from '../search/damaged-index.js'
 import type {FactIndex, Hit} from '../search/fact-index.js'
 import {isLive, type FactRecord} from '../store/records.js'
 import {contextOf} from '../store/record-rules.js'
 import {loadFactIndex, SIGNATURE, type FactIndexType} from '../store/search-code.js'
-import type {FactChanges, ScoredFact, SearchQuery} from '../store/store.js'
-import {WarmCache} from '../store/warm-cache.js'
+import type {ScoredFact, SearchQuery} from '../store/store.js'
+import {WarmCache, type WarmBudget} from '../store/warm-cache.js'
 import {decodeIndex, encodeIndex} from './index-codec.js'
-import type {IndexedStore} from './indexed-store.js'
+import type {FeedAnswer, IndexedStore} from './indexed-store.js'
 
 /** One agent's index, as of the feed cursor `cursor` (undefined before the feed's first answer). */
 interface Warm {
@@ -14,6 +15,10 @@ interface Warm {
   cursor?: string
   /** Facts applied since the index was saved or loaded; undefined when the keeper holds none of this history. */
   unsaved?: number
+  /** The keeper holds bytes that could not serve (damaged, another build's): saved over whatever the index's size. */
+  replace?: boolean
+  /** Lets go of the saved bytes a lazily loaded index reads from. */
+  close?: () => void
 }
 
 /** A warm agent whatever it holds: the index's first typed arrays and bookkeeping. */
@@ -26,6 +31,18 @@ const SAVE_AFTER_CHANGES = 200
 /** A search whose agent moved while its hits were read is run again, this many times in all. */
 const ATTEMPTS = 3
 
+export interface LayerOptions {
+  /** Which ranking code this is: the build's (see search-code.ts); without one nothing is saved or loaded. */
+  signature?: string
+  /**
+   * Read a saved index where searches ask instead of whole (see index-codec.ts): for a process
+   * that runs one search and exits, which then reads a few chunks of the index's megabytes.
+   */
+  lazy?: boolean
+  /** The budget the warm indexes share with the store's other warm state (one per process's store). */
+  budget?: WarmBudget
+}
+
 /**
  * Search over any store's change feed (src/index/indexed-store.ts): for each agent an index and
  * the feed cursor it has seen, brought up to date by the feed before a search (or checked
@@ -35,49 +52,88 @@ const ATTEMPTS = 3
  * reports change. See docs/architecture.md, "The search layer".
  */
 export class SearchLayer {
-  private readonly warm = new WarmCache<Warm>((w) => AGENT_COST_BYTES + w.index.size * WARM_FACT_BYTES)
+  private readonly warm: WarmCache<Warm>
   /** Each agent's catch-up, one at a time: two answers of the feed applied out of order would undo a change. */
   private readonly queue = new Map<string, Promise<unknown>>()
+  /** Agents whose saved index turned out damaged while searched: rebuilt from the feed, and saved over. */
+  private readonly damaged = new Set<string>()
+
+  private readonly signature: string | undefined
+  private readonly lazy: boolean
 
   constructor(
     private readonly store: IndexedStore,
-    /** Which ranking code this is: the build's (see search-code.ts); without one nothing is saved or loaded. */
-    private readonly signature: string | undefined = SIGNATURE,
-  ) {}
+    options: LayerOptions = {},
+  ) {
+    this.signature = 'signature' in options ? options.signature : SIGNATURE
+    this.lazy = options.lazy === true
+    this.warm = new WarmCache<Warm>(
+      (w) => AGENT_COST_BYTES + w.index.size * WARM_FACT_BYTES,
+      (w) => w.close?.(),
+      options.budget,
+    )
+  }
 
   async search(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
     const FactIndex = await loadFactIndex()
-    const {text, ...options} = query
     for (let attempt = 1; ; attempt++) {
-      const held = this.warm.peek(agent)
-      // A held index is searched as it is when the hits' read says whether the agent moved since.
-      const unchecked = attempt === 1 && held !== undefined && this.store.factsAt !== undefined
-      const warm = unchecked ? held : await this.caughtUp(agent, FactIndex)
-      // Synchronous from here to the search: the index cannot move between its cursor and its hits.
-      const cursor = warm.cursor
-      const hits = warm.index.search(text, options)
-      if (hits.length === 0 && !unchecked) return this.answer(agent, warm, [])
-      const read = await this.read(agent, hits)
-      const records = new Map(read.facts.map((f) => [f.id, f]))
-      const same = read.cursor === undefined || read.cursor === cursor
-      const live = hits.every((hit) => found(records, hit))
-      if (same && live)
-        return this.answer(
-          agent,
-          warm,
-          hits.map((hit) => scored(hit, records.get(hit.id)!)),
-        )
-      if (same && read.cursor !== undefined)
-        throw new MemError('internal', `the search index of agent "${agent}" named a fact the store does not hold`)
-      // The agent moved between the index's cursor and the read: catch up and search again; the
-      // last time, the hits still live are the answer (their records as read).
-      if (attempt === ATTEMPTS)
-        return this.answer(
-          agent,
-          warm,
-          hits.flatMap((hit) => (found(records, hit) ? [scored(hit, records.get(hit.id)!)] : [])),
-        )
+      try {
+        const hits = await this.attempt(agent, query, attempt, FactIndex)
+        if (hits) return hits
+      } catch (error) {
+        // A chunk of a lazily read saved index failed its checksum: built anew from the feed.
+        if (!(error instanceof DamagedIndex) || attempt === ATTEMPTS) throw error
+        this.drop(agent)
+        this.damaged.add(agent)
+      }
     }
+  }
+
+  /**
+   * Brings the agent's index up to the feed's latest answer and saves it when worth it, as a
+   * search would: for a writer that changed many facts (an import), so that the next process's
+   * first search loads the index instead of building it.
+   */
+  async refresh(agent: string): Promise<void> {
+    const FactIndex = await loadFactIndex()
+    await this.save(agent, await this.caughtUp(agent, FactIndex))
+  }
+
+  /** One search, or undefined when the agent moved while its hits were read (and this was not the last attempt). */
+  private async attempt(
+    agent: string,
+    query: SearchQuery,
+    attempt: number,
+    FactIndex: FactIndexType,
+  ): Promise<ScoredFact[] | undefined> {
+    const {text, ...options} = query
+    const held = this.warm.peek(agent)
+    // A held index is searched as it is when the hits' read says whether the agent moved since.
+    const unchecked = attempt === 1 && held !== undefined && this.store.factsAt !== undefined
+    const warm = unchecked ? held : await this.caughtUp(agent, FactIndex)
+    // Synchronous from here to the search: the index cannot move between its cursor and its hits.
+    const cursor = warm.cursor
+    const hits = warm.index.search(text, options)
+    if (hits.length === 0 && !unchecked) return this.answer(agent, warm, [])
+    const read = await this.read(agent, hits, cursor)
+    const records = new Map(read.facts.map((f) => [f.id, f]))
+    const live = hits.every((hit) => found(records, hit))
+    if (!read.moved && live)
+      return this.answer(
+        agent,
+        warm,
+        hits.map((hit) => scored(hit, records.get(hit.id)!)),
+      )
+    if (!read.moved && this.store.factsAt !== undefined)
+      throw new MemError('internal', `the search index of agent "${agent}" named a fact the store does not hold`)
+    // The agent moved between the index's cursor and the read: catch up and search again; the
+    // last time, the hits still live are the answer (their records as read).
+    if (attempt < ATTEMPTS) return undefined
+    return this.answer(
+      agent,
+      warm,
+      hits.flatMap((hit) => (found(records, hit) ? [scored(hit, records.get(hit.id)!)] : [])),
+    )
   }
 
   /** How many agents' indexes are warm, and their estimated cost in bytes (for tests and diagnostics). */
@@ -87,13 +143,18 @@ export class SearchLayer {
 
   /** Lets go of every warm index (the store is closing). */
   clear(): void {
-    this.warm.clear()
+    for (const agent of this.warm.agents()) this.drop(agent)
+  }
+
+  private drop(agent: string): void {
+    this.warm.peek(agent)?.close?.()
+    this.warm.delete(agent)
   }
 
   /** The agent's index, brought up to the feed's latest answer (loaded or built first if not held). */
   private caughtUp(agent: string, FactIndex: FactIndexType): Promise<Warm> {
     const run = (this.queue.get(agent) ?? Promise.resolve()).then(async () => {
-      const warm = this.warm.peek(agent) ?? (await this.loadSaved(agent, FactIndex)) ?? {index: new FactIndex()}
+      const warm = this.warm.peek(agent) ?? (await this.loadSaved(agent, FactIndex))
       apply(warm, await this.store.changesSince(agent, warm.cursor), FactIndex)
       return this.warm.use(agent, warm)
     })
@@ -105,25 +166,36 @@ export class SearchLayer {
     return run
   }
 
-  /** The index the keeper holds for the agent, as saved; undefined when none of this build loads. */
-  private async loadSaved(agent: string, FactIndex: FactIndexType): Promise<Warm | undefined> {
+  /**
+   * The index the keeper holds for the agent, as saved; else an empty one, to be built from the
+   * feed. Bytes that do not load are derived data: the index built instead is saved over them.
+   */
+  private async loadSaved(agent: string, FactIndex: FactIndexType): Promise<Warm> {
     const keeper = this.store.keeper
-    if (keeper === undefined || this.signature === undefined) return undefined
+    const fresh = {index: new FactIndex(), replace: this.damaged.delete(agent)}
+    if (keeper === undefined || this.signature === undefined || fresh.replace) return fresh
     const bytes = await keeper.load(agent, this.signature)
-    const saved = bytes && decodeIndex(bytes, this.signature)
-    if (!saved) return undefined
+    if (!bytes) return fresh
+    const saved = decodeIndex(bytes, this.signature, {lazy: this.lazy})
+    if (!saved) return {...fresh, replace: true}
     try {
-      return {index: FactIndex.fromCompact(saved.index), cursor: saved.cursor, unsaved: 0}
+      return {index: FactIndex.fromCompact(saved.index), cursor: saved.cursor, unsaved: 0, close: saved.close}
     } catch {
-      // Bytes that do not load are derived data: the index is built from the facts instead.
-      return undefined
+      saved.close()
+      return {...fresh, replace: true}
     }
   }
 
-  private async read(agent: string, hits: readonly Hit[]): Promise<{cursor?: string; facts: FactRecord[]}> {
+  private async read(
+    agent: string,
+    hits: readonly Hit[],
+    cursor: string | undefined,
+  ): Promise<{moved: boolean; facts: FactRecord[]}> {
     const ids = hits.map((hit) => hit.id)
-    if (this.store.factsAt) return this.store.factsAt(agent, ids)
-    return {facts: ids.length === 0 ? [] : await this.store.getFacts(agent, ids)}
+    if (this.store.factsAt && cursor !== undefined) return this.store.factsAt(agent, ids, cursor)
+    // Without factsAt the records may be newer than the index: a hit no longer live sends the search round again.
+    const facts = ids.length === 0 ? [] : await this.store.getFacts(agent, ids)
+    return {moved: true, facts}
   }
 
   /** Marks the agent used and saves its index when worth it, then gives the hits. */
@@ -140,13 +212,13 @@ export class SearchLayer {
   private async save(agent: string, warm: Warm): Promise<void> {
     const keeper = this.store.keeper
     if (keeper === undefined || this.signature === undefined || warm.cursor === undefined) return
-    if (warm.index.size < SAVE_MIN_FACTS) return
-    if (warm.unsaved !== undefined && warm.unsaved < SAVE_AFTER_CHANGES) return
-    // Encoded in one go, so the bytes are the index at exactly this cursor.
-    const stamp = {cursor: warm.cursor, signature: this.signature}
-    const bytes = encodeIndex(warm.index.toCompact(), stamp)
+    if (!warm.replace && warm.index.size < SAVE_MIN_FACTS) return
+    if (!warm.replace && warm.unsaved !== undefined && warm.unsaved < SAVE_AFTER_CHANGES) return
     warm.unsaved = 0
-    await keeper.save(agent, bytes, stamp).catch(() => {})
+    warm.replace = false
+    // Encoded from the index as it is now, synchronously: the bytes are the index at exactly this cursor.
+    const encoded = encodeIndex(warm.index, {cursor: warm.cursor, signature: this.signature})
+    if (encoded) await keeper.save(agent, encoded).catch(() => {})
   }
 }
 
@@ -154,17 +226,22 @@ export class SearchLayer {
  * Moves an index by one answer of the feed: a reset starts from an empty index; a live fact
  * joins it (in place of the copy it held), one no longer live leaves it.
  */
-function apply(warm: Warm, changes: FactChanges, FactIndex: FactIndexType): void {
+function apply(warm: Warm, changes: FeedAnswer, FactIndex: FactIndexType): void {
   if (changes.reset) {
+    warm.close?.()
+    warm.close = undefined
     warm.index = new FactIndex()
     warm.unsaved = undefined
   }
+  let count = 0
   for (const fact of changes.facts) {
     if (isLive(fact)) warm.index.add(fact)
     else warm.index.remove(fact.id)
+    count++
   }
+  // Read after the facts: a store may give them as it reads them, and its cursor once done.
   warm.cursor = changes.cursor
-  if (warm.unsaved !== undefined) warm.unsaved += changes.facts.length
+  if (warm.unsaved !== undefined) warm.unsaved += Math.max(count, changes.read ?? 0)
 }
 
 /** Whether the hit's fact was read, and is live. */

@@ -7,9 +7,26 @@
 export const WARM_BUDGET_BYTES = 64 * 1024 * 1024
 
 /**
- * What a process keeps warm, by agent, least recently used first, trimmed to
- * {@link WARM_BUDGET_BYTES}: the one policy both stores keep their agents by. The agent in use
- * is never dropped.
+ * One byte budget for several caches of a process (the file store's agents and their search
+ * indexes): each trims its own least recently used entries first, then the others', until the
+ * whole is within it.
+ */
+export class WarmBudget {
+  readonly caches = new Set<Pick<WarmCache<unknown>, 'usage' | 'trim'>>()
+
+  constructor(readonly bytes = WARM_BUDGET_BYTES) {}
+
+  used(): number {
+    let total = 0
+    for (const cache of this.caches) total += cache.usage().bytes
+    return total
+  }
+}
+
+/**
+ * What a process keeps warm, by agent, least recently used first, trimmed to its budget
+ * ({@link WARM_BUDGET_BYTES}, shared with the process's other caches when given one): the one
+ * policy both stores keep their agents by. The agent in use is never dropped, from any cache.
  */
 export class WarmCache<T> {
   private readonly held = new Map<string, T>()
@@ -19,7 +36,10 @@ export class WarmCache<T> {
     private readonly cost: (value: T) => number,
     /** Told of each entry dropped to stay within the budget. */
     private readonly onDrop: (value: T) => void = () => {},
-  ) {}
+    private readonly budget = new WarmBudget(),
+  ) {
+    budget.caches.add(this)
+  }
 
   /** The agent's entry, if warm, without counting this as a use. */
   peek(agent: string): T | undefined {
@@ -30,16 +50,28 @@ export class WarmCache<T> {
   use(agent: string, value: T): T {
     this.held.delete(agent)
     this.held.set(agent, value)
-    if (this.held.size < 2) return value
-    let total = this.bytes()
+    let total = this.budget.caches.size > 1 || this.held.size > 1 ? this.budget.used() : 0
+    for (const cache of [this, ...this.budget.caches]) {
+      if (total <= this.budget.bytes) break
+      total -= cache.trim(agent, total - this.budget.bytes)
+    }
+    return value
+  }
+
+  /**
+   * Drops least recently used entries, never `agent`'s, until `over` bytes are freed or none is
+   * left; the bytes freed. For the budget: a cache over it trims itself first, then the others.
+   */
+  trim(agent: string, over: number): number {
+    let freed = 0
     for (const [name, other] of this.held) {
-      if (total <= WARM_BUDGET_BYTES) break
-      if (other === value) continue
-      total -= this.cost(other)
+      if (freed >= over) break
+      if (name === agent) continue
+      freed += this.cost(other)
       this.held.delete(name)
       this.onDrop(other)
     }
-    return value
+    return freed
   }
 
   /** Forgets the agent's entry (not a drop for the budget: `onDrop` is not told). */
@@ -49,6 +81,11 @@ export class WarmCache<T> {
 
   clear(): void {
     this.held.clear()
+  }
+
+  /** The agents held, least recently used first. */
+  agents(): string[] {
+    return [...this.held.keys()]
   }
 
   /** How many agents are warm, and their estimated cost in bytes (for tests and diagnostics). */

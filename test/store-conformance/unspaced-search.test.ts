@@ -7,7 +7,7 @@ import {newId} from '../../src/store/ids.js'
 import {agentDir} from '../../src/store/file/paths.js'
 import {PostgresStore} from '../../src/store/postgres/postgres-store.js'
 import type {FactRecord} from '../../src/store/records.js'
-import {searchCachePath} from '../../src/store/file/search-cache.js'
+import {searchIndexPath} from '../../src/store/file/index-keeper.js'
 import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {mem, tempHome} from '../helpers/mem.js'
 import {freshDatabase, sql} from '../helpers/postgres.js'
@@ -99,14 +99,15 @@ for (const store of STORES) {
       const url = process.env.MEM_STORE
       const saved = async () =>
         url === undefined
-          ? existsSync(searchCachePath(agentDir(home, 'default')))
+          ? existsSync(searchIndexPath(agentDir(home, 'default')))
           : (await sql<{n: number}>(url, 'SELECT count(*)::int AS n FROM mem_search_index'))[0]!.n === 1
       const forget = async () => {
-        if (url === undefined) rmSync(searchCachePath(agentDir(home, 'default')), {force: true})
+        if (url === undefined) rmSync(searchIndexPath(agentDir(home, 'default')), {force: true})
         else await sql(url, 'DELETE FROM mem_search_index')
       }
       const queries = ['数据库', '東京', 'ランチ', '楼', 'กาแฟ', 'ประชุม', '서울', 'coffee machine']
-      // A cold search builds and saves the index; the next ones load it.
+      // The index is saved from 1,000 facts on: by the file store's import already, else by the
+      // first cold search; the next ones load it, and catch up with any facts added since.
       search('staging')
       assert.ok(await saved())
       const loaded = queries.map(search)

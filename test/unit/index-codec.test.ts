@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 
-import {decodeIndex, encodeIndex} from '../../src/index/index-codec.js'
+import {bytesIn, decodeIndex, encodeIndex, joined, type IndexBytes} from '../../src/index/index-codec.js'
+import {DamagedIndex} from '../../src/search/damaged-index.js'
 import {FactIndex} from '../../src/search/fact-index.js'
 import {newId} from '../../src/store/ids.js'
 
@@ -29,25 +30,65 @@ function sample(): FactIndex {
 
 const QUERIES = ['kubernetes deploy', 'café', 'garden tomato friday', 'postgre', 'lisbn flight', 'router?']
 
-function load(bytes: Buffer): FactIndex {
-  return FactIndex.fromCompact(decodeIndex(bytes, STAMP.signature)!.index)
+function encoded(index: FactIndex): Buffer {
+  return joined(encodeIndex(index, STAMP)!)
+}
+
+function load(bytes: Buffer, lazy = false): FactIndex {
+  return FactIndex.fromCompact(decodeIndex(bytesIn(bytes), STAMP.signature, {lazy})!.index)
+}
+
+/** `bytes` as IndexBytes that count what is read of them, and whether they were closed. */
+function counted(bytes: Buffer): IndexBytes & {readBytes: number; closed: boolean} {
+  const source = bytesIn(bytes)
+  const out = {
+    size: source.size,
+    readBytes: 0,
+    closed: false,
+    read(target: Uint8Array, offset: number, length: number, position: number) {
+      const n = source.read(target, offset, length, position)
+      out.readBytes += n
+      return n
+    },
+    close() {
+      out.closed = true
+    },
+  }
+  return out
+}
+
+/** An index large enough that its postings span several 64 KiB chunks. */
+function large(): FactIndex {
+  const index = new FactIndex()
+  const start = Date.parse('2025-01-01T00:00:00.000Z')
+  for (let i = 0; i < 20_000; i++) {
+    index.add({
+      id: newId(start + i * 1000),
+      content: `note ${i} about ${WORDS[i % WORDS.length]} and ${WORDS[(i * 5) % WORDS.length]} word${i % 997}`,
+      tags: [],
+      created_at: new Date(start + i * 1000).toISOString(),
+    })
+  }
+  return index
 }
 
 describe('the search layer saved index as bytes (index-codec)', () => {
   it('loads back into an index that finds and scores exactly as the one saved, at the cursor saved', () => {
     const index = sample()
-    const bytes = encodeIndex(index.toCompact(), STAMP)
-    assert.equal(decodeIndex(bytes, STAMP.signature)!.cursor, STAMP.cursor)
-    const loaded = load(bytes)
-    assert.equal(loaded.size, index.size)
-    for (const query of QUERIES)
-      for (const options of [{limit: 20}, {limit: 5, tags: ['work']}, {limit: 20, partial: true}])
-        assert.deepEqual(loaded.search(query, options), index.search(query, options), query)
+    const bytes = encoded(index)
+    assert.equal(decodeIndex(bytesIn(bytes), STAMP.signature)!.cursor, STAMP.cursor)
+    for (const lazy of [false, true]) {
+      const loaded = load(bytes, lazy)
+      assert.equal(loaded.size, index.size)
+      for (const query of QUERIES)
+        for (const options of [{limit: 20}, {limit: 5, tags: ['work']}, {limit: 20, partial: true}])
+          assert.deepEqual(loaded.search(query, options), index.search(query, options), query)
+    }
   })
 
   it('reads bytes that do not start at a multiple of 8, as a buffer shared with other data', () => {
     const index = sample()
-    const bytes = encodeIndex(index.toCompact(), STAMP)
+    const bytes = encoded(index)
     const shifted = Buffer.alloc(bytes.length + 3)
     bytes.copy(shifted, 3)
     const loaded = load(shifted.subarray(3))
@@ -55,13 +96,48 @@ describe('the search layer saved index as bytes (index-codec)', () => {
   })
 
   it('refuses bytes of another layout, of another build of the ranking code, or none at all', () => {
-    const bytes = encodeIndex(sample().toCompact(), STAMP)
-    assert.equal(decodeIndex(bytes, 'build-b'), undefined)
-    const header = JSON.stringify({format: 'mem.compact-index.2', plain: {}, arrays: {}})
-    const other = Buffer.concat([Buffer.alloc(4), Buffer.from(header)])
-    other.writeUInt32LE(header.length)
-    assert.equal(decodeIndex(other, STAMP.signature), undefined)
-    assert.equal(decodeIndex(bytes.subarray(0, 10), STAMP.signature), undefined)
-    assert.equal(decodeIndex(Buffer.alloc(0), STAMP.signature), undefined)
+    const bytes = encoded(sample())
+    assert.equal(decodeIndex(bytesIn(bytes), 'build-b'), undefined)
+    const eol = bytes.indexOf(10)
+    const header = JSON.parse(bytes.subarray(0, eol).toString()) as Record<string, unknown>
+    for (const change of [{format: 'mem.compact-index.3'}, {version: 10}, {cursor: 7}]) {
+      const other = Buffer.concat([Buffer.from(JSON.stringify({...header, ...change})), bytes.subarray(eol)])
+      assert.equal(decodeIndex(bytesIn(other), STAMP.signature), undefined, JSON.stringify(change))
+    }
+    assert.equal(decodeIndex(bytesIn(bytes.subarray(0, 10)), STAMP.signature), undefined)
+    assert.equal(decodeIndex(bytesIn(bytes.subarray(0, bytes.length - 1)), STAMP.signature), undefined)
+    assert.equal(decodeIndex(bytesIn(Buffer.alloc(0)), STAMP.signature), undefined)
+  })
+
+  it('refuses bytes whose checked part changed, and closes them', () => {
+    const bytes = encoded(sample())
+    const damaged = Buffer.from(bytes)
+    // A byte of the terms, just past the header line.
+    damaged[bytes.indexOf(10) + 3]! ^= 0x20
+    const source = counted(damaged)
+    assert.equal(decodeIndex(source, STAMP.signature), undefined)
+    assert.equal(source.closed, true)
+  })
+
+  it('read lazily, reads only the chunks a search needs, and a damaged chunk throws DamagedIndex from the search', () => {
+    const index = large()
+    const bytes = encoded(index)
+    const source = counted(bytes)
+    const decoded = decodeIndex(source, STAMP.signature, {lazy: true})!
+    const loaded = FactIndex.fromCompact(decoded.index)
+    assert.deepEqual(loaded.search('word5', {limit: 10}), index.search('word5', {limit: 10}))
+    assert.ok(source.readBytes < bytes.length / 2, `read ${source.readBytes} of ${bytes.length} bytes`)
+    assert.equal(source.closed, false, 'kept open while the index may read more')
+    decoded.close()
+    assert.equal(source.closed, true)
+
+    // The last byte is in the last chunk of the postings.
+    const damaged = Buffer.from(bytes)
+    damaged[damaged.length - 1]! ^= 0xff
+    const broken = FactIndex.fromCompact(decodeIndex(bytesIn(damaged), STAMP.signature, {lazy: true})!.index)
+    assert.throws(() => {
+      for (let i = 0; i < 997; i++) broken.search(`word${i}`, {limit: 10})
+    }, DamagedIndex)
+    assert.equal(decodeIndex(bytesIn(damaged), STAMP.signature), undefined, 'read whole, the damage is found at once')
   })
 })

@@ -1,18 +1,25 @@
-import {WarmCache} from '../warm-cache.js'
+import {WarmCache, type WarmBudget} from '../warm-cache.js'
 import {AgentFiles, type Needs} from './agent-files.js'
 import {agentDir} from './paths.js'
 
 /**
- * The agents a process keeps warm, within the budget of src/store/warm-cache.ts as estimated by
- * {@link AgentFiles.cost}; an agent dropped is read again (from the saved index) when next used.
+ * The agents a process keeps warm, within the budget of src/store/warm-cache.ts (shared with
+ * their search indexes) as estimated by {@link AgentFiles.cost}; an agent dropped is read again
+ * when next used.
  */
 export class AgentCache {
-  private readonly agents = new WarmCache<AgentFiles>(
-    (a) => a.cost(),
-    (a) => a.forget(),
-  )
+  private readonly agents: WarmCache<AgentFiles>
 
-  constructor(private readonly home: string) {}
+  constructor(
+    private readonly home: string,
+    budget?: WarmBudget,
+  ) {
+    this.agents = new WarmCache<AgentFiles>(
+      (a) => a.cost(),
+      (a) => a.forget(),
+      budget,
+    )
+  }
 
   /**
    * The agent's cached files, most recently used last. Dropping an agent only forgets its

@@ -1,30 +1,32 @@
 import {MemError} from '../../errors.js'
-import type {FactIndex} from '../../search/fact-index.js'
-import {DuplicateIndex} from '../duplicates.js'
+import type {FeedAnswer} from '../../index/indexed-store.js'
 import {type CheckpointRecord, type FactRecord, isLive} from '../records.js'
-import type {FactChanges} from '../store.js'
 import {CachedSegments, type Change} from './cached-segments.js'
-import {fileChanges, idsIn} from './change-feed.js'
+import {fileChanges, idsIn, sameSegments, segmentsOf} from './change-feed.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {forgetIdentity} from './durable-file.js'
 import type {HeldDigests} from './duplicate-digests.js'
 import {forgetJournal} from './journal.js'
 import {HeldRevision, type Revision} from './revision.js'
-import {reindex} from './saved-index.js'
-import type {ReadSegment, SearchView} from './search-view.js'
 import type {SegmentIds} from './segment-ids.js'
 import {SegmentedFiles} from './segments.js'
 
 export type Collection = 'facts' | 'checkpoints'
 
+/** A fact segment as it is now: its records and the key they were read under; `held` when the store keeps them anyway. */
+export interface ReadSegment {
+  records: readonly FactRecord[]
+  key: string
+  held: boolean
+}
+
 /**
- * What a warm agent costs in memory whatever it holds: the search index's first arrays (about
- * 50 KiB of typed arrays), the id map, the cached segments and their bookkeeping. Measured with
- * one fact per agent: 69 KiB of heap and array buffers, 87 KiB of resident memory per agent.
+ * What a warm agent costs in memory whatever it holds: the id map, the cached segments and their
+ * bookkeeping (its search index is the search layer's, which counts its own).
  */
-const AGENT_COST_BYTES = 80 * 1024
-/** Each fact held with its index entry and id map entry: measured 1.0 to 1.2 KB (heap and array buffers) from 10,000 to 50,000 facts. */
-const WARM_FACT_BYTES = 1300
+const AGENT_COST_BYTES = 16 * 1024
+/** Each fact held with its id map entry. */
+const WARM_FACT_BYTES = 300
 /** A record held as an object without index, as a multiple of its serialized size. */
 const RECORD_BYTES_PER_SERIALIZED = 3
 
@@ -36,26 +38,19 @@ const RECORD_BYTES_PER_SERIALIZED = 3
 export type Needs = {[C in Collection]?: 'all' | 'last'} & {marked?: readonly string[]}
 
 /**
- * One agent's folder as this process last saw it. The id map and the search index are views
- * derived from the cached segments, built on first use only (a process that only adds never
- * builds them) and then kept in step with every change the cache reports. The state that the
- * search paths (agent-search.ts), the duplicate guard (duplicate-guard.ts) and the import
- * (import-batch.ts) keep between operations is held here too, and set by them.
+ * One agent's folder as this process last saw it. The id map is a view derived from the cached
+ * segments, built on first use only (a process that only adds or searches never builds it) and
+ * then kept in step with every change the cache reports. The state that the
+ * duplicate guard (duplicate-guard.ts) and the import (import-batch.ts) keep between operations
+ * is held here too, and set by them. Its search index is the search layer's (src/index/), which
+ * reads the agent through the change feed.
  */
 export class AgentFiles {
   readonly facts: CachedSegments<FactRecord>
   readonly checkpoints: CachedSegments<CheckpointRecord>
   private ids?: Map<string, {fact: FactRecord; segment: string}>
-  index?: FactIndex
-  private duplicates?: DuplicateIndex
-  /** The saved index could not serve a search (damaged records, say): save it again once built. */
-  resave = false
-  /**
-   * What a long-running process searches by until an operation needs every record (see
-   * leanSearch, agent-search.ts); dropped once the id map is built, since the full views then
-   * follow every change.
-   */
-  view?: SearchView
+  /** The change feed's last answer here: where it placed each fact, for finding one without every record. */
+  private cursor?: string
   /** The duplicate guard's digests of the segments, kept by a long-running process that adds without holding every fact. */
   digests?: HeldDigests
   /** Which ids each fact segment holds, for an import into an agent whose records this process does not hold. */
@@ -105,14 +100,10 @@ export class AgentFiles {
     return {...this.facts.checkedIdentities(settled), ...this.checkpoints.checkedIdentities(settled)}
   }
 
-  /**
-   * Keeps the derived views in step with segments that changed. mem never changes a fact's
-   * content under its id, but a hand edit or a restored backup may: a live fact whose indexed
-   * fields differ from the record it replaces is indexed again.
-   */
+  /** Keeps the id map in step with segments that changed. */
   follow(changes: Change<FactRecord>[]): void {
-    const {ids, index, duplicates} = this
-    if (!ids && !index && !duplicates) return
+    const {ids} = this
+    if (!ids) return
     for (const {name, before, after} of changes) {
       // Records this process kept as they were (the head of a segment it appended to) are the
       // same objects before and after, and already in both views: skipping them keeps an
@@ -120,22 +111,13 @@ export class AgentFiles {
       let same = 0
       while (same < before.length && same < after.length && before[same] === after[same]) same++
       if (same === before.length && same === after.length) continue
-      const liveAfter = new Set(after.filter(isLive).map((f) => f.id))
-      const was = index ? new Map(before.slice(same).map((f) => [f.id, f])) : undefined
       for (let i = same; i < before.length; i++) {
         const fact = before[i]!
-        if (index && isLive(fact) && !liveAfter.has(fact.id)) index.remove(fact.id)
-        if (ids?.get(fact.id)?.segment === name) ids.delete(fact.id)
-        duplicates?.remove(fact)
+        if (ids.get(fact.id)?.segment === name) ids.delete(fact.id)
       }
       for (let i = same; i < after.length; i++) {
         const fact = after[i]!
-        ids?.set(fact.id, {fact, segment: name})
-        duplicates?.add(fact)
-        if (index && isLive(fact)) {
-          if (!index.has(fact.id)) index.add(fact)
-          else if (readsDifferently(was!.get(fact.id), fact)) reindex(index, fact)
-        }
+        ids.set(fact.id, {fact, segment: name})
       }
     }
   }
@@ -146,10 +128,8 @@ export class AgentFiles {
    */
   cost(): number {
     const records = (this.facts.bytes() + this.checkpoints.bytes()) * RECORD_BYTES_PER_SERIALIZED
-    const indexed = this.index || this.ids ? this.facts.count() * WARM_FACT_BYTES : 0
-    // The duplicate index holds a normalised copy of each live fact's content.
-    const contents = this.duplicates ? this.facts.bytes() : 0
-    return AGENT_COST_BYTES + records + indexed + contents + (this.view?.cost() ?? 0)
+    const indexed = this.ids ? this.facts.count() * WARM_FACT_BYTES : 0
+    return AGENT_COST_BYTES + records + indexed
   }
 
   /** Dropped from the cache: the identities remembered for its files go too, so nothing of it stays. */
@@ -162,14 +142,16 @@ export class AgentFiles {
   }
 
   /**
-   * The segments that hold `ids` as live facts, by the search view, for a process that does not
-   * hold every fact; undefined when the view cannot tell (no view yet, a fact it does not index).
+   * The segment that held each of `ids` when the change feed last answered here, for a process
+   * that does not hold every fact; undefined when it cannot tell (no answer yet, an id in no
+   * segment's range then). A guess the caller checks against the segment as it reads it.
    */
   liveSegmentsOf(ids: readonly string[]): Map<string, string> | undefined {
-    if (this.holdsAll() || !this.view) return undefined
+    const placed = this.holdsAll() || this.cursor === undefined ? undefined : segmentsOf(this.cursor)
+    if (!placed) return undefined
     const out = new Map<string, string>()
     for (const id of ids) {
-      const segment = this.view.segmentOf(id)
+      const segment = placed(id)[0]
       if (segment === undefined) return undefined
       out.set(id, segment)
     }
@@ -206,23 +188,55 @@ export class AgentFiles {
    * the cursor read without being kept unless held already; every other segment checked sound
    * as for any operation that does not read it.
    */
-  changesSince(cursor: string | undefined): FactChanges {
+  changesSince(cursor: string | undefined): FeedAnswer {
     const revision = this.stamp.read()
     this.revision = revision
     const gone: Change<FactRecord>[] = []
     const segments = this.facts.scanKeys(revision, gone)
     this.follow(gone)
     const changes = fileChanges({segments, read: (name) => this.peekFacts(name, revision)}, cursor)
-    this.facts.verifySeen(revision, this.noteMigrated('facts'))
-    this.checkpoints.verifyRest(revision, this.noteMigrated('checkpoints'))
-    return changes
+    // Read as it is given: the segments it did not read are checked once it is done, as any read's are.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const agent = this
+    return {
+      reset: changes.reset,
+      facts: (function* () {
+        yield* changes.facts
+        agent.facts.verifySeen(revision, agent.noteMigrated('facts'))
+        agent.checkpoints.verifyRest(revision, agent.noteMigrated('checkpoints'))
+        agent.cursor = changes.cursor
+      })(),
+      get cursor() {
+        return changes.cursor
+      },
+      get read() {
+        return changes.read
+      },
+    }
   }
 
   /**
-   * The facts of `ids`, from the segments whose bytes may hold them (see idsIn): each record
-   * read alone where the file is in the shape mem writes and did not move meanwhile (as a cold
-   * search reads its hits), else the segment read whole without being kept unless held already;
-   * every segment checked sound as for any other read.
+   * The facts of `ids`, and whether the agent moved since the feed's `cursor`: when not, each is
+   * read from the segment the cursor places it in (see someFacts). An id the cursor places
+   * nowhere, or whose record is not live there, says moved too: the caller catches up, which
+   * tells which.
+   */
+  factsAt(ids: readonly string[], cursor: string): {moved: boolean; facts: FactRecord[]} {
+    const revision = this.stamp.read()
+    this.revision = revision
+    const gone: Change<FactRecord>[] = []
+    const segments = this.facts.scanKeys(revision, gone)
+    this.follow(gone)
+    const placed = sameSegments(segments, cursor) ? segmentsOf(cursor) : undefined
+    if (!placed) return {moved: true, facts: []}
+    const found = this.readFacts(revision, segments, ids, placed)
+    const facts = [...found.values()]
+    return {moved: facts.length < new Set(ids).size || !facts.every(isLive), facts}
+  }
+
+  /**
+   * The facts of `ids`, from the segments whose bytes may hold them (see idsIn); every segment
+   * checked sound as for any other read.
    */
   someFacts(ids: readonly string[]): Map<string, FactRecord> {
     const revision = this.stamp.read()
@@ -230,15 +244,38 @@ export class AgentFiles {
     const gone: Change<FactRecord>[] = []
     const segments = this.facts.scanKeys(revision, gone)
     this.follow(gone)
+    const files = this.facts.files
+    return this.readFacts(revision, segments, ids, undefined, (name, missing) =>
+      idsIn([files.path(name), files.journalPath(name)], missing),
+    )
+  }
+
+  /**
+   * The facts of `ids` among `segments` (just scanned): each record read alone where the file
+   * is in the shape mem writes and did not move meanwhile (as a search reads its hits), else the
+   * segment read whole without being kept unless held already. `placed` names the segments an id
+   * may be in (undefined: any); `holding` narrows a segment's candidates further.
+   */
+  private readFacts(
+    revision: Revision | undefined,
+    segments: readonly {name: string}[],
+    ids: readonly string[],
+    placed: ((id: string) => string[]) | undefined,
+    holding: (name: string, missing: string[]) => string[] = (_, missing) => missing,
+  ): Map<string, FactRecord> {
     const identities = this.facts.seenIdentities()
     const wanted = new Set(ids)
     const found = new Map<string, FactRecord>()
-    const files = this.facts.files
+    const candidates = new Map<string, Set<string>>()
+    if (placed)
+      for (const id of wanted)
+        for (const name of placed(id)) candidates.set(name, (candidates.get(name) ?? new Set()).add(id))
+    const anywhere = placed === undefined
     for (const {name} of segments) {
-      const missing = [...wanted].filter((id) => !found.has(id))
-      if (missing.length === 0) break
+      const missing = [...wanted].filter((id) => !found.has(id) && (anywhere || candidates.get(name)?.has(id) === true))
+      if (missing.length === 0) continue
       const held = this.facts.holds(name)
-      const here = held ? missing : idsIn([files.path(name), files.journalPath(name)], missing)
+      const here = held ? missing : holding(name, missing)
       if (here.length === 0) continue
       const identity = identities.get(name)
       const alone =
@@ -265,20 +302,9 @@ export class AgentFiles {
     }
   }
 
-  /** True once the full views (id map, search index, duplicate index) are built: they then follow every change. */
+  /** True once the id map is built: it then follows every change. */
   holdsAll(): boolean {
-    return this.ids !== undefined || this.index !== undefined || this.duplicates !== undefined
-  }
-
-  /** Live standalone facts by normalised content; the facts must have been refreshed with `all`. */
-  duplicateIndex(): DuplicateIndex {
-    if (!this.duplicates) {
-      if (!this.facts.complete())
-        throw new MemError('internal', 'the facts were not all read before building the duplicate index')
-      this.duplicates = new DuplicateIndex(this.facts.records())
-      this.view = undefined
-    }
-    return this.duplicates
+    return this.ids !== undefined
   }
 
   /** A fact segment as it is now, without keeping it unless it is held already (the last one). */
@@ -303,22 +329,7 @@ export class AgentFiles {
       const ids = new Map<string, {fact: FactRecord; segment: string}>()
       for (const seg of this.facts.all()) for (const fact of seg.records) ids.set(fact.id, {fact, segment: seg.name})
       this.ids = ids
-      // The full views follow every change from here: the lean one would only cost memory.
-      this.view = undefined
     }
     return this.ids
   }
-}
-
-/** What the search index reads of a fact differs between two records of it (an unknown earlier one always does). */
-function readsDifferently(before: FactRecord | undefined, after: FactRecord): boolean {
-  return (
-    before === undefined ||
-    (before !== after &&
-      (before.content !== after.content ||
-        before.created_at !== after.created_at ||
-        before.thread !== after.thread ||
-        before.tags.length !== after.tags.length ||
-        before.tags.some((tag, i) => tag !== after.tags[i])))
-  )
 }

@@ -96,7 +96,7 @@ export class CachedSegments<T> {
 
   /**
    * Every listed segment with its current cache key, each stat'ed once, for a view that follows
-   * the segments by key instead of holding them (src/store/file/search-view.ts); follow it with
+   * the segments by key instead of holding them (the change feed, change-feed.ts); follow it with
    * {@link verifySeen}. Held segments gone from the folder are dropped and reported in `changes`.
    */
   scanKeys(revision: Revision | undefined, changes: Change<T>[]): {name: string; key: string}[] {

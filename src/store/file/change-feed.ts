@@ -1,12 +1,12 @@
 import {createHash, type Hash} from 'node:crypto'
 import {closeSync, constants, openSync, readFileSync} from 'node:fs'
 
+import type {FeedAnswer} from '../../index/indexed-store.js'
 import type {FactRecord} from '../records.js'
-import type {FactChanges} from '../store.js'
 
 /**
  * The file store's change feed (Store.changesSince): what changed in an agent's facts since a
- * cursor, told by segment, the way the warm search index catches up (src/store/file/search-view.ts).
+ * cursor, told by segment, which the search layer (src/index/) keeps its index by.
  *
  * A segment's key (its revision counter and the identity of its JSON file and journal, see
  * CachedSegments) moves whenever its bytes may have: so the segments whose key is the one the
@@ -17,6 +17,10 @@ import type {FactChanges} from '../store.js'
  * backup restored, a hand edit) and nothing short of a reset is right. When its records up to
  * there are also the same, only the records appended since are new; otherwise (a mark, an
  * edit) every record of the segment is given again, which is more than changed but never less.
+ *
+ * The cursor also keeps each segment's smallest and largest id, so that a reader holding it
+ * finds the segment of a fact without reading any (see {@link segmentsAt}): mem's ids grow with
+ * time, so a segment's range seldom overlaps another's (an import of older facts may).
  */
 
 /** What the feed needs of the store: each fact segment now, by key, and a way to read one. */
@@ -27,55 +31,98 @@ export interface FeedSource {
   read(name: string): {records: readonly FactRecord[]; key: string}
 }
 
-/** What the cursor keeps of one segment: its name, a hash of its key, how many records, and the two hashes of them. */
-type Entry = [name: string, key: string, count: number, ids: string, records: string]
+/**
+ * What the cursor keeps of one segment: its name, a hash of its key, how many records, the two
+ * hashes of them, and its smallest and largest id ('' for none).
+ */
+type Entry = [name: string, key: string, count: number, ids: string, records: string, min: string, max: string]
 
-const PREFIX = 'files.1.'
+const PREFIX = 'files.2.'
 const SEGMENT = /^\d{6}\.json$/
 const HASH = /^[A-Za-z0-9_-]{16}$/
 
-export function fileChanges(source: FeedSource, cursor: string | undefined): FactChanges {
-  const reads = new Map<string, {records: readonly FactRecord[]; key: string}>()
-  const read = (name: string) => {
-    let r = reads.get(name)
-    if (!r) reads.set(name, (r = source.read(name)))
-    return r
-  }
-  const everything = (): FactChanges => {
-    const facts: FactRecord[] = []
-    const entries: Entry[] = []
-    for (const {name} of source.segments) {
-      const r = read(name)
-      facts.push(...r.records)
-      entries.push(entryOf(name, r.key, r.records).entry)
-    }
-    return {cursor: encode(entries), reset: true, facts}
-  }
-
+/**
+ * What changed since `cursor`, given as the segments are read: the segments the cursor saw
+ * that moved are read first (one that lost records means a reset), each other segment as its
+ * facts are reached, none kept (an import of 200,000 facts is not held whole). The cursor is
+ * there once every fact was.
+ */
+export function fileChanges(source: FeedSource, cursor: string | undefined): FeedAnswer {
   const seen = cursor === undefined ? undefined : decode(cursor)
-  if (seen === undefined) return everything()
-  const listed = new Set(source.segments.map((s) => s.name))
-  // A segment that held records is gone: its records went with it.
-  for (const [name, entry] of seen) if (entry[2] > 0 && !listed.has(name)) return everything()
+  const moved = seen && movedSince(source, seen)
+  if (moved === undefined) return streamed(source, true, () => undefined)
+  return streamed(source, false, (name, key) => {
+    const was = seen!.get(name)
+    if (was && was[1] === hashOf(key)) return {entry: was, records: [], read: 0}
+    return moved.get(name)
+  })
+}
 
-  const facts: FactRecord[] = []
-  const entries: Entry[] = []
+/**
+ * The segments `seen` knew that moved since, read, each with its entry now and the records it
+ * gives (those appended, or all when others changed); undefined when the cursor cannot tell
+ * what changed: a segment that held records is gone, or lost some.
+ */
+function movedSince(source: FeedSource, seen: Map<string, Entry>): Map<string, Given> | undefined {
+  const listed = new Set(source.segments.map((s) => s.name))
+  for (const [name, entry] of seen) if (entry[2] > 0 && !listed.has(name)) return undefined
+  const out = new Map<string, Given>()
   for (const {name, key} of source.segments) {
     const was = seen.get(name)
-    if (was && was[1] === hashOf(key)) {
-      entries.push(was)
-      continue
-    }
-    const r = read(name)
-    const entry = entryOf(name, r.key, r.records, was?.[2])
-    if (was) {
-      const [, , count, ids, records] = was
-      if (r.records.length < count || entry.prefix!.ids !== ids) return everything()
-      facts.push(...(entry.prefix!.records === records ? r.records.slice(count) : r.records))
-    } else facts.push(...r.records)
-    entries.push(entry.entry)
+    if (!was || was[1] === hashOf(key)) continue
+    const r = source.read(name)
+    const [, , count, ids, records] = was
+    const entry = entryOf(name, r.key, r.records, count)
+    if (r.records.length < count || entry.prefix!.ids !== ids) return undefined
+    const given = entry.prefix!.records === records ? r.records.slice(count) : r.records
+    out.set(name, {entry: entry.entry, records: given, read: r.records.length})
   }
-  return {cursor: encode(entries), reset: false, facts}
+  return out
+}
+
+/** What one segment gives an answer: its entry in the cursor, its facts, and how many records were read for them. */
+interface Given {
+  entry: Entry
+  records: readonly FactRecord[]
+  read: number
+}
+
+/** An answer whose facts are read segment by segment as they are reached; `known` gives a segment's part when decided already. */
+function streamed(
+  source: FeedSource,
+  reset: boolean,
+  known: (name: string, key: string) => Given | undefined,
+): FeedAnswer {
+  const entries: Entry[] = []
+  let read = 0
+  let done = false
+  function* facts(): Generator<FactRecord> {
+    for (const {name, key} of source.segments) {
+      let given = known(name, key)
+      if (!given) {
+        const r = source.read(name)
+        given = {entry: entryOf(name, r.key, r.records).entry, records: r.records, read: r.records.length}
+      }
+      entries.push(given.entry)
+      read += given.read
+      yield* given.records
+    }
+    done = true
+  }
+  const after = <T>(value: () => T): T => {
+    if (!done) throw new Error('an answer of the feed is read after its facts')
+    return value()
+  }
+  return {
+    reset,
+    facts: facts(),
+    get cursor() {
+      return after(() => encode(entries))
+    },
+    get read() {
+      return after(() => read)
+    },
+  }
 }
 
 /**
@@ -98,8 +145,43 @@ function entryOf(
     ids.update(`${record.id}\n`)
     whole.update(`${JSON.stringify(record)}\n`)
   }
-  const entry: Entry = [name, hashOf(key), records.length, digest(ids), digest(whole)]
+  let min = ''
+  let max = ''
+  for (const {id} of records) {
+    if (min === '' || id < min) min = id
+    if (id > max) max = id
+  }
+  const entry: Entry = [name, hashOf(key), records.length, digest(ids), digest(whole), min, max]
   return {entry, prefix: at}
+}
+
+/** Whether the segments now (`segments`, by key) are those `cursor` saw, none moved or gone. */
+export function sameSegments(segments: readonly {name: string; key: string}[], cursor: string): boolean {
+  const vouched = segmentsVouched(segments, cursor)
+  if (vouched === undefined || vouched.size !== segments.length) return false
+  return [...decode(cursor)!].every(([name, entry]) => entry[2] === 0 || vouched.has(name))
+}
+
+/** Which of `segments` (now, by key) are as `cursor` saw them; undefined for a cursor not of this store. */
+export function segmentsVouched(
+  segments: readonly {name: string; key: string}[],
+  cursor: string,
+): Set<string> | undefined {
+  const seen = decode(cursor)
+  if (seen === undefined) return undefined
+  return new Set(segments.filter(({name, key}) => seen.get(name)?.[1] === hashOf(key)).map((s) => s.name))
+}
+
+/**
+ * For each id, the segments that held records around it when `cursor` was given (mostly one),
+ * by their ranges of ids; undefined for a cursor not of this store. Whether they still do is for
+ * the caller to check: {@link sameSegments}, or the record as read.
+ */
+export function segmentsOf(cursor: string): ((id: string) => string[]) | undefined {
+  const seen = decode(cursor)
+  if (seen === undefined) return undefined
+  const ranges = [...seen.values()].filter((e) => e[2] > 0)
+  return (id) => ranges.filter(([, , , , , min, max]) => min <= id && id <= max).map(([name]) => name)
 }
 
 function hashOf(key: string): string {
@@ -127,11 +209,12 @@ function decode(cursor: string): Map<string, Entry> | undefined {
   if (!Array.isArray(parsed)) return undefined
   const out = new Map<string, Entry>()
   for (const item of parsed as unknown[]) {
-    if (!Array.isArray(item) || item.length !== 5) return undefined
-    const [name, key, count, ids, records] = item as unknown[]
+    if (!Array.isArray(item) || item.length !== 7) return undefined
+    const [name, key, count, ids, records, min, max] = item as unknown[]
     if (typeof name !== 'string' || !SEGMENT.test(name) || out.has(name)) return undefined
     if (!Number.isSafeInteger(count) || (count as number) < 0) return undefined
     if (![key, ids, records].every((h) => typeof h === 'string' && HASH.test(h))) return undefined
+    if (typeof min !== 'string' || typeof max !== 'string') return undefined
     out.set(name, item as Entry)
   }
   return out

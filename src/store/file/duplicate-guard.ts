@@ -4,60 +4,23 @@ import type {AgentFiles} from './agent-files.js'
 import {contentHash, HeldDigests, readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 
 /**
- * The duplicate guard of a process that does not hold every fact: an add looks for a live
- * standalone fact that already says the same, by the per-segment content hashes
- * (src/store/file/duplicate-digests.ts) instead of reading every segment. A process that holds
- * every fact looks the content up in the agent's duplicate index instead (AgentFiles.duplicateIndex).
+ * The file store's duplicate guard: an add looks for a live standalone fact that already says
+ * the same, by per-segment content hashes (src/store/file/duplicate-digests.ts) instead of
+ * reading every segment, in every process: so a cold `mem add` reads one segment, as without the
+ * guard, and a server adds without holding every fact.
  */
 
 /**
- * The live standalone fact that already says `content`, for a process that read only the last
- * segment (the CLI): every other segment is vouched for by its saved digest while its identity
- * holds (src/store/file/duplicate-digests.ts), or read and hashed again; a hash that hits is
- * confirmed against the segment itself. So a cold `mem add` reads one segment, as without the guard.
+ * The live standalone fact that already says `content`. The digests are read from
+ * `cache/duplicates.json` once and kept (a server's next add reads them from memory), so an add
+ * costs a comparison of each segment's identity (stat'ed by this operation's refresh, under the
+ * lock) with the one its hashes were taken of, and one set lookup per segment. A segment whose
+ * identity moved (another process's write or mark, a hand edit, a restore) is read without
+ * being kept and hashed again, and the digests saved. The last segment, which the add holds, is
+ * hashed as it grows. A hash that hits is confirmed against the fact itself: from the segment
+ * read, else from the record holding the very same sentence, read alone, else the segment.
  */
-export function coldDuplicate(a: AgentFiles, content: string): FactRecord | undefined {
-  const wanted = contentHash(content)
-  const saved = readDigests(a.dir)
-  const identities = new Map(
-    a.facts.files.names().flatMap((name) => {
-      const identity = a.facts.files.fingerprint(name)
-      return identity === undefined ? [] : [[name, identity] as const]
-    }),
-  )
-  const last = [...identities.keys()].at(-1)
-  const vouched = (name: string) => name !== last && saved?.segments[name]?.identity === identities.get(name)
-  const unvouched = [...identities.keys()].filter((name) => !vouched(name))
-  // Read all at once (the last one is held already), then hashed and, on a hit, confirmed.
-  a.follow(a.facts.refreshSome(a.revision, unvouched, a.noteMigrated('facts')))
-  const kept: Digests = {segments: {}}
-  let found: FactRecord | undefined
-  const recordsOf = (name: string) => a.facts.get(name)?.records ?? []
-  for (const [name, identity] of identities) {
-    const hashes = vouched(name) ? saved!.segments[name]!.hashes : segmentHashes(recordsOf(name))
-    if (name !== last) kept.segments[name] = {identity, hashes}
-    // The first stored wins; the segments after it are still hashed, so the digests come out whole.
-    if (!found && hashes.includes(wanted)) {
-      // A vouched segment is read only now, to confirm the hit.
-      if (vouched(name)) a.follow(a.facts.refreshSome(a.revision, [name], a.noteMigrated('facts')))
-      found = firstDuplicate(recordsOf(name), hashes, wanted, content)
-    }
-  }
-  const moved = unvouched.some((name) => name !== last)
-  if (moved || Object.keys(saved?.segments ?? {}).length > Object.keys(kept.segments).length) saveDigests(a.dir, kept)
-  return found
-}
-
-/**
- * The duplicate guard of a long-running process that does not hold every fact: as
- * {@link coldDuplicate}, with the digests kept in memory, so that an add costs a comparison of
- * each segment's identity (stat'ed by this operation's refresh, under the lock) with the one its
- * hashes were taken of, and one set lookup per segment. A segment whose identity moved (another
- * process's mark, a hand edit, a restore) is read without being kept and hashed again. A hash
- * that hits is confirmed against the fact itself, from the search view's compact copy when that
- * copy is of the file as it is, else from the record holding the very same sentence, read alone.
- */
-export function warmDuplicate(a: AgentFiles, content: string): FactRecord | undefined {
+export function duplicateOf(a: AgentFiles, content: string): FactRecord | undefined {
   const wanted = contentHash(content)
   const held = (a.digests ??= new HeldDigests(readDigests(a.dir) ?? {segments: {}}))
   const identities = a.facts.seenIdentities()
@@ -107,16 +70,6 @@ function confirmDuplicate(
   records: readonly FactRecord[] | undefined,
 ): FactRecord | undefined {
   if (records) return firstDuplicate(records, hashes, wanted, content)
-  const copy = a.view?.guardedFacts(name, a.facts.keyOf(a.revision, name, identity))
-  if (copy && copy.count === hashes.length) {
-    // Only the facts at the hash's positions are decoded, not the segment's thousand.
-    const normal = normalizedContent(content)
-    for (let i = 0; i < hashes.length; i++) {
-      if (hashes[i] !== wanted) continue
-      const fact = copy.at(i)
-      if (normalizedContent(fact.content) === normal) return fact
-    }
-  }
   // Most often the very sentence stored before: when no other fact of the segment has its hash,
   // the record holding those bytes is the one at the hash's position, read alone.
   if (hashes.indexOf(wanted) === hashes.lastIndexOf(wanted)) {
@@ -125,9 +78,7 @@ function confirmDuplicate(
     const fact = alone?.find((f) => guarded(f) && normalizedContent(f.content) === normal)
     if (fact) return fact
   }
-  const read = a.peekFacts(name)
-  a.view?.keep(name, read)
-  return firstDuplicate(read.records, hashes, wanted, content)
+  return firstDuplicate(a.peekFacts(name).records, hashes, wanted, content)
 }
 
 /**

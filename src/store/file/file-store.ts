@@ -2,9 +2,10 @@ import {existsSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {MemError} from '../../errors.js'
+import {SearchLayer} from '../../index/search-layer.js'
 import {type CheckpointRecord, type FactRecord, isLive} from '../records.js'
 import {checkpointRecord, factRecord, knownFact, liveFact, now, supersedingRecord} from '../record-rules.js'
-import {loadFactIndex} from '../search-code.js'
+import {WarmBudget} from '../warm-cache.js'
 import type {
   AddedFact,
   AddOptions,
@@ -20,16 +21,17 @@ import type {
   Store,
 } from '../store.js'
 import {AgentCache} from './agent-cache.js'
-import {fullSearch, leanSearch, searchSaved, vouchChecked} from './agent-search.js'
 import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
-import {coldDuplicate, warmDuplicate} from './duplicate-guard.js'
+import {duplicateOf} from './duplicate-guard.js'
 import {mayHoldRecord} from './id-scan.js'
+import {indexKeeper} from './index-keeper.js'
 import {holdsEveryFact, modeOf, type Mode} from './mode.js'
-import {saveDerived, settleImport, writeImport} from './import-batch.js'
+import {saveImportDigests, settleImport, writeImport} from './import-batch.js'
 import {isFolderEntry} from './links.js'
 import {agentDir, agentsRoot, decodeAgentDir} from './paths.js'
 import {readRevision} from './revision.js'
 import {SegmentedFiles} from './segments.js'
+import {vouchChecked} from './vouch.js'
 import {writeLocked, type Transaction} from './transaction.js'
 
 /**
@@ -38,19 +40,31 @@ import {writeLocked, type Transaction} from './transaction.js'
  */
 export class FileStore implements Store {
   private readonly agents: AgentCache
+  /** Search over this store's change feed, each agent's index saved in its cache/ (src/index/). */
+  private readonly search: SearchLayer
   /** Agents an import wrote to with more batches to come: their derived files wait for the last. */
   private readonly derivedBehind = new Set<string>()
 
   /**
-   * `shortLived`: the process runs one operation and exits (the CLI), so a search reads only
-   * what it needs (the saved index and the segments that changed since) instead of every
-   * segment and a whole in-memory view, which only a long-running process gets to reuse.
+   * `shortLived`: the process runs one operation and exits (the CLI), so a search reads of the
+   * saved index only the chunks it needs, where a long-running process reads it whole to reuse.
    */
   constructor(
     readonly home: string,
     private readonly options: {shortLived?: boolean} = {},
   ) {
-    this.agents = new AgentCache(home)
+    // One budget for the agents' files and their search indexes (src/store/warm-cache.ts).
+    const budget = new WarmBudget()
+    this.agents = new AgentCache(home, budget)
+    this.search = new SearchLayer(
+      {
+        changesSince: async (agent, cursor) => this.agents.get(agent).changesSince(cursor),
+        getFacts: (agent, ids) => this.getFacts(agent, ids),
+        factsAt: async (agent, ids, cursor) => this.agents.get(agent).factsAt(ids, cursor),
+        keeper: indexKeeper((agent) => this.agents.get(agent).dir),
+      },
+      {lazy: options.shortLived === true, budget},
+    )
   }
 
   /** The mode the agent runs in here: src/store/file/mode.ts says what each operation does in each. */
@@ -58,27 +72,26 @@ export class FileStore implements Store {
     return modeOf(this.options.shortLived === true, this.agents, agent)
   }
 
-  /** How many agents this process keeps warm, and their estimated cost in bytes (for tests and diagnostics). */
-  cacheUse(): {agents: number; bytes: number} {
-    return this.agents.use()
+  /**
+   * How many agents this process keeps warm, and their estimated cost in bytes, in all and as
+   * their files and their search indexes (for tests and diagnostics).
+   */
+  cacheUse(): {
+    agents: number
+    bytes: number
+    files: {agents: number; bytes: number}
+    indexes: {agents: number; bytes: number}
+  } {
+    const files = this.agents.use()
+    const indexes = this.search.usage()
+    return {agents: Math.max(files.agents, indexes.agents), bytes: files.bytes + indexes.bytes, files, indexes}
   }
 
   async addFact(agent: string, fact: NewFact, options: AddOptions = {}): Promise<AddedFact> {
-    // A turn of a thread is never a duplicate (people repeat themselves in a conversation). For
-    // the rest, the guard goes by the mode (src/store/file/mode.ts): the full mode looks the
-    // content up among every fact; the others read the last segment and trust the digests of
-    // the others that did not change, which the lean mode keeps in memory instead of every fact.
+    // A turn of a thread is never a duplicate (people repeat themselves in a conversation).
     const guard = !options.allowDuplicate && fact.thread === undefined
-    const mode = guard ? this.modeOf(agent) : undefined
-    return writeLocked(this.agents, agent, {facts: mode === 'full' ? 'all' : 'last'}, (tx, a) => {
-      const existing =
-        mode === undefined
-          ? undefined
-          : mode === 'full'
-            ? a.duplicateIndex().find(fact.content)
-            : mode === 'lean'
-              ? warmDuplicate(a, fact.content)
-              : coldDuplicate(a, fact.content)
+    return writeLocked(this.agents, agent, {facts: 'last'}, (tx, a) => {
+      const existing = guard ? duplicateOf(a, fact.content) : undefined
       if (existing) return {...existing, duplicate: true as const}
       const record = factRecord(tx.nextFactId(), fact, now())
       tx.appendFact(record)
@@ -89,25 +102,12 @@ export class FileStore implements Store {
   async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
     // An agent nobody wrote to has nothing to find, and a search must not leave a folder (and
     // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
-    if (!existsSync(this.agents.get(agent).dir)) return []
-    const FactIndex = await loadFactIndex()
-    const {text, ...options} = query
-    // From here on synchronous: no other operation of this process interleaves with refresh, index and search.
-    const mode = this.modeOf(agent)
-    if (mode === 'short-lived') {
-      const a = this.agents.get(agent)
-      const revision = readRevision(a.dir)
-      const hits =
-        searchSaved(a, FactIndex, revision, text, options) ??
-        fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, text, options)
-      await vouchChecked(a, revision)
-      return hits
-    }
-    if (mode === 'lean') {
-      const a = this.agents.get(agent)
-      return leanSearch(a, FactIndex, text, options)
-    }
-    return fullSearch(this.agents.read(agent, {facts: 'all'}), FactIndex, text, options)
+    const a = this.agents.get(agent)
+    if (!existsSync(a.dir)) return []
+    const revision = this.options.shortLived === true ? readRevision(a.dir) : undefined
+    const hits = await this.search.search(agent, query)
+    await vouchChecked(a, revision)
+    return hits
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {
@@ -208,7 +208,9 @@ export class FileStore implements Store {
 
   async changesSince(agent: string, cursor?: string): Promise<FactChanges> {
     // Reads only: an agent nobody wrote to has no segment, and asking makes no folder for it.
-    return this.agents.get(agent).changesSince(cursor)
+    const answer = this.agents.get(agent).changesSince(cursor)
+    const facts = [...answer.facts]
+    return {reset: answer.reset, facts, cursor: answer.cursor}
   }
 
   async saveCheckpoint(agent: string, checkpoint: NewCheckpoint): Promise<CheckpointRecord> {
@@ -238,8 +240,10 @@ export class FileStore implements Store {
     return [...this.agents.read(agent, {checkpoints: 'all'}).checkpoints.records()]
   }
 
-  /** Nothing to let go of: every file is closed when the operation that opened it ends. */
-  async close(): Promise<void> {}
+  /** Lets go of the warm search indexes (and the saved ones a cold search read lazily); every other file is closed when the operation that opened it ends. */
+  async close(): Promise<void> {
+    this.search.clear()
+  }
 
   async listAgents(): Promise<string[]> {
     try {
@@ -286,7 +290,12 @@ export class FileStore implements Store {
     const changed = result.facts.length > 0 || result.marked.length > 0
     if (options.more) {
       if (changed) this.derivedBehind.add(agent)
-    } else if (changed || this.derivedBehind.delete(agent)) await saveDerived(this.agents, agent)
+    } else if (changed || this.derivedBehind.delete(agent)) {
+      // Saved for the first search and add after it (a cold `mem search`, or a server's first)
+      // to load instead of reading every fact: derived data, so a failure costs them that.
+      await this.search.refresh(agent).catch(() => {})
+      saveImportDigests(this.agents, agent)
+    }
     return result
   }
 }

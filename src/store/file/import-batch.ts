@@ -1,18 +1,13 @@
 import {MemError} from '../../errors.js'
 import {isLive, type FactRecord} from '../records.js'
 import {newById} from '../record-rules.js'
-import {loadFactIndex, type FactIndexType} from '../search-code.js'
 import {PartialImport, type ImportBatch, type ImportResult} from '../store.js'
 import type {AgentCache} from './agent-cache.js'
 import type {AgentFiles} from './agent-files.js'
-import {searchIndex} from './agent-search.js'
 import {saveDuplicateDigests} from './duplicate-guard.js'
 import type {CachedSegments, Change} from './cached-segments.js'
 import {readDigests, saveDigests, segmentHashes, type Digests} from './duplicate-digests.js'
 import {holdsEveryFact} from './mode.js'
-import {buildIndex, openPartial} from './saved-index.js'
-import {readSaved, saveIndex} from './search-cache.js'
-import type {ReadSegment} from './search-view.js'
 import {SegmentIds} from './segment-ids.js'
 import type {Segment} from './segments.js'
 import {writeLocked, type Transaction} from './transaction.js'
@@ -20,11 +15,9 @@ import {writeLocked, type Transaction} from './transaction.js'
 /**
  * The import path (Store.importRecords): records written in packed segments under one lock, ids
  * checked by the id map of a process that holds every fact or else by segment ids alone, and the
- * derived files (search index, duplicate digests) saved once the last batch is in.
+ * duplicate digests saved once the last batch is in (the search index is the search layer's,
+ * brought up to date and saved by the store then too).
  */
-
-/** Segments an import may have moved for its saved index to be brought up to date rather than built anew. */
-const PARTIAL_SAVE_SEGMENTS = 16
 
 /**
  * Every fact id with its segment, for an import that must know which ids the agent has
@@ -57,73 +50,37 @@ export function settleImport(a: AgentFiles): void {
 }
 
 /**
- * Saves the search index and the duplicate guard's digests after an import, reading the fact
- * segments one at a time instead of holding them all: the saved index brought up to date by
- * the few segments whose key moved, else a new one built segment by segment (see buildIndex);
- * the digests of every segment but the last from the segments so read, the saved digests of
- * segments that did not move, or the segment read again. What this process searches by
- * (its view, if any) is left as it is: it is brought up to date by key before each search.
+ * Saves the duplicate guard's digests after an import, so that the first add after it reads
+ * one segment: of every segment but the last, from the records held (a process that holds every
+ * fact), else the saved digests of segments that did not move and the others read one at a
+ * time, none kept. Derived data: a failure costs that add a read, and the import has succeeded.
  */
-export function saveDerivedLean(a: AgentFiles, FactIndex: FactIndexType): void {
-  // The import is over: its ids are read again, by key, should another import follow.
-  a.segmentIds = undefined
-  const revision = a.stamp.read()
-  a.revision = revision
-  const hashes = new Map<string, string[]>()
-  const read = (name: string): ReadSegment => {
-    const r = a.peekFacts(name, revision)
-    hashes.set(name, segmentHashes(r.records))
-    return r
-  }
-  const gone: Change<FactRecord>[] = []
-  const current = a.facts.scanKeys(revision, gone)
-  a.follow(gone)
-  const savedIndex = readSaved(a.dir, {lazy: true})
+export function saveImportDigests(agents: AgentCache, agent: string): void {
   try {
-    const savedKeys = new Map(savedIndex?.segments.map((s) => [s.name, s.key]))
-    // Bringing the saved index up to date holds the moved segments' facts: only for a few.
-    const moved = current.filter((s) => savedKeys.get(s.name) !== s.key).length
-    const opened =
-      savedIndex && moved <= PARTIAL_SAVE_SEGMENTS
-        ? openPartial(FactIndex, savedIndex, current, (name) => read(name).records)
-        : undefined
-    const built = opened ?? buildIndex(FactIndex, current, read)
-    saveIndex(a.dir, built.index, built.source)
-  } finally {
-    savedIndex?.close()
-  }
-  const saved = readDigests(a.dir)
-  const identities = a.facts.seenIdentities()
-  const last = [...identities.keys()].at(-1)
-  const kept: Digests = {segments: {}}
-  for (const [name, identity] of identities) {
-    if (name === last) continue
-    const same = saved?.segments[name]?.identity === identity ? saved.segments[name]!.hashes : undefined
-    kept.segments[name] = {identity, hashes: hashes.get(name) ?? same ?? segmentHashes(a.peekFacts(name).records)}
-  }
-  saveDigests(a.dir, kept)
-}
-
-/**
- * Saves the agent's search index and duplicate digests after an import: the import read every
- * fact segment already, so the first search after it (a cold `mem search`, or a server's
- * first) loads the index instead of indexing every fact, and the first add reads one segment.
- * Derived data: a failure costs that search or add the rebuild, and the import it follows has
- * succeeded.
- */
-export async function saveDerived(agents: AgentCache, agent: string): Promise<void> {
-  try {
-    const FactIndex = await loadFactIndex()
-    // Synchronous from here, like any search: the facts are brought up to date and indexed at once.
-    if (!holdsEveryFact(agents.get(agent))) {
-      saveDerivedLean(agents.get(agent), FactIndex)
+    if (holdsEveryFact(agents.get(agent))) {
+      saveDuplicateDigests(agents.read(agent, {facts: 'all'}))
       return
     }
-    const a = agents.read(agent, {facts: 'all'})
-    searchIndex(a, FactIndex, {save: true})
-    saveDuplicateDigests(a)
+    const a = agents.get(agent)
+    // The import is over: its ids are read again, by key, should another import follow.
+    a.segmentIds = undefined
+    const revision = a.stamp.read()
+    a.revision = revision
+    const gone: Change<FactRecord>[] = []
+    a.facts.scanKeys(revision, gone)
+    a.follow(gone)
+    const saved = readDigests(a.dir)
+    const identities = a.facts.seenIdentities()
+    const last = [...identities.keys()].at(-1)
+    const kept: Digests = {segments: {}}
+    for (const [name, identity] of identities) {
+      if (name === last) continue
+      const same = saved?.segments[name]?.identity === identity ? saved.segments[name]!.hashes : undefined
+      kept.segments[name] = {identity, hashes: same ?? segmentHashes(a.peekFacts(name, revision).records)}
+    }
+    saveDigests(a.dir, kept)
   } catch {
-    // The next search builds and saves it.
+    // The next add reads what it needs.
   }
 }
 

@@ -2,33 +2,27 @@ import type {AgentCache} from './agent-cache.js'
 import type {AgentFiles} from './agent-files.js'
 
 /**
- * The file store's modes, decided here and nowhere else. What an operation costs on the files
- * depends on how long the process lives and on how much of the agent it holds, so the store
- * runs each agent in one of three modes:
+ * The file store's modes, decided here and nowhere else. Search and the duplicate guard are the
+ * same in every mode: search is the search layer's (src/index/) over the change feed, and the
+ * guard goes by per-segment digests (duplicate-guard.ts). What differs is how a fact is found by
+ * id, which costs the files most when a process holds none of them:
  *
- * - **short-lived**: the CLI, which runs one operation and exits, so nothing it builds is reused.
- *   A search opens the saved index and reads only the segments that moved since it was saved
- *   (`searchSaved`; a full search that rebuilds the index when that cannot serve); the
- *   duplicate guard of an add reads the last segment and trusts the saved per-segment digests
- *   of the others (`coldDuplicate`); `getFact`, `supersede` and `delete` read every fact.
+ * - **short-lived**: the CLI, which runs one operation and exits, so nothing it builds is reused:
+ *   `getFact`, `supersede` and `delete` read every fact. (A search reads of the saved index only
+ *   the chunks its query needs.)
  * - **lean**: a long-lived process (`mem mcp serve`, `mem browse`) that no operation has yet made
  *   read every fact by id. Holding every record would cost a server with many agents most of
- *   its memory, so it keeps a search view opened from the saved index and caught up by segment
- *   keys before each search (`leanSearch`), keeps the digests in memory (`warmDuplicate`), and
- *   reads a fact, or marks one, in the segment the view places it in, reading every fact only
- *   when the view cannot tell.
+ *   its memory, so it reads a fact, or marks one, in the segment the change feed last placed it
+ *   in (`AgentFiles.liveSegmentsOf`), and reads every fact only when that cannot tell.
  * - **full**: a long-lived process once an operation needed every fact by id (a fact or a mark
- *   the view could not place, as before the first search). The id map, the search index and the
- *   duplicate index are then built (`AgentFiles.holdsAll`) and follow every change, so a search
- *   (`fullSearch`), the duplicate guard (`AgentFiles.duplicateIndex`), `getFact` and the marks go
- *   by them, after bringing every segment up to date. An agent stays full until the process
- *   lets go of it (evicted from the warm cache, agent-cache.ts, or dropped after a file changed
- *   behind the lock); read again, it is lean.
+ *   the feed could not place). The id map is then built (`AgentFiles.holdsAll`) and follows
+ *   every change, and `getFact` and the marks go by it, after bringing every segment up to
+ *   date. An agent stays full until the process lets go of it (evicted from the warm cache,
+ *   agent-cache.ts, or dropped after a file changed behind the lock); read again, it is lean.
  *
- * A few operations go by whether the full views are built alone, whatever the process's
- * lifetime ({@link holdsEveryFact}): `getFacts`, an import and the derived files it saves go by
- * the id map when it is there (a short-lived search that had to rebuild the index built it too),
- * else segment by segment.
+ * A few operations go by whether the id map is built alone, whatever the process's lifetime
+ * ({@link holdsEveryFact}): `getFacts`, an import and the digests it saves go by it when it is
+ * there, else segment by segment.
  */
 export type Mode = 'short-lived' | 'lean' | 'full'
 
@@ -41,7 +35,7 @@ export function modeOf(shortLived: boolean, agents: AgentCache, agent: string): 
   return holdsEveryFact(agents.get(agent)) ? 'full' : 'lean'
 }
 
-/** Whether the agent's full views (id map, search index, duplicate index) are built and follow every change. */
+/** Whether the agent's id map is built and follows every change. */
 export function holdsEveryFact(a: AgentFiles): boolean {
   return a.holdsAll()
 }

@@ -1,12 +1,10 @@
 import type {FactRecord} from '../records.js'
-import type {SavedSegment} from './search-cache.js'
 
 /**
  * Which fact ids an agent holds, and in which segment, without holding the records: what an
  * import needs to skip the ids it already has and to find the facts it marks. Kept by segment
- * key, like the search view (src/store/file/search-view.ts): a segment whose key moved since it was
- * read (written by any process, edited by hand) is read again, and segments gone from the folder
- * drop their ids. 200,000 ids cost about 20 MiB here, against about 200 MiB for their records.
+ * key: a segment whose key moved since it was read (written by any process, edited by hand) is
+ * read again, and segments gone from the folder drop their ids. 200,000 ids cost about 20 MiB here, against about 200 MiB for their records.
  */
 export class SegmentIds {
   private readonly segments = new Map<string, {key: string; ids: readonly string[]}>()
@@ -25,7 +23,7 @@ export class SegmentIds {
    * only the segments whose key is not the one their ids were taken under.
    */
   update(
-    current: readonly SavedSegment[],
+    current: readonly {name: string; key: string}[],
     read: (name: string) => {records: readonly FactRecord[]; key: string},
   ): void {
     const listed = new Set(current.map((s) => s.name))

@@ -21,7 +21,7 @@ import type {
   SearchQuery,
   Store,
 } from '../store.js'
-import type {IndexStamp} from '../../index/index-codec.js'
+import {bytesIn, joined, type IndexStamp} from '../../index/index-codec.js'
 import {SearchLayer} from '../../index/search-layer.js'
 import {changedRows, currentPoint, decodePoint, encodePoint, follows, pointOf} from './change-feed.js'
 import {checkDatabase, type DbCheck} from './check.js'
@@ -58,10 +58,13 @@ export class PostgresStore implements Store {
   private readonly search = new SearchLayer({
     changesSince: (agent, cursor) => this.changesSince(agent, cursor),
     getFacts: (agent, ids) => this.getFacts(agent, ids),
-    factsAt: (agent, ids) => this.factsAt(agent, ids),
+    factsAt: (agent, ids, cursor) => this.factsAt(agent, ids, cursor),
     keeper: {
-      load: (agent, signature) => this.loadIndex(agent, signature),
-      save: (agent, bytes, stamp) => this.saveIndex(agent, bytes, stamp),
+      load: async (agent, signature) => {
+        const bytes = await this.loadIndex(agent, signature)
+        return bytes && bytesIn(bytes)
+      },
+      save: (agent, index) => this.saveIndex(agent, joined(index), index.stamp),
     },
   })
   private readonly where: string
@@ -346,7 +349,11 @@ export class PostgresStore implements Store {
    * once per connection: every warm search runs it, and planning it each time cost as much as
    * running it. Only the layer calls it, from searchFacts, once the tables are known to exist.
    */
-  private async factsAt(agent: string, ids: readonly string[]): Promise<{cursor: string; facts: FactRecord[]}> {
+  private async factsAt(
+    agent: string,
+    ids: readonly string[],
+    cursor: string,
+  ): Promise<{moved: boolean; facts: FactRecord[]}> {
     const {rows} = await this.query<{
       revision: string
       fact_seq: string
@@ -369,7 +376,7 @@ export class PostgresStore implements Store {
         ? {revision: 0, seq: 0, last: null}
         : pointOf({revision: first.revision, fact_seq: first.fact_seq, id: first.last_id, record: first.last_record})
     const facts = rows.flatMap((row) => (row.id === null ? [] : [decodeFact(agent, row.id, row.record)]))
-    return {cursor: encodePoint(point), facts}
+    return {moved: encodePoint(point) !== cursor, facts}
   }
 
   /**

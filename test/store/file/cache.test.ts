@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {cpSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {crc32} from 'node:zlib'
 
 import {connectMcp, type McpSession} from '../../helpers/mcp.js'
@@ -12,7 +12,7 @@ import {FACT_SEGMENT} from '../../../src/store/file/collections.js'
 import {newId} from '../../../src/store/ids.js'
 import {agentDir} from '../../../src/store/file/paths.js'
 import type {FactRecord} from '../../../src/store/records.js'
-import {searchCachePath} from '../../../src/store/file/search-cache.js'
+import {searchIndexPath} from '../../../src/store/file/index-keeper.js'
 import {SegmentedFiles, segmentName} from '../../../src/store/file/segments.js'
 
 interface Found {
@@ -55,6 +55,14 @@ function letterWord(i: number): string {
 }
 
 const lastWord = letterWord(5999)
+
+/**
+ * The search layer saves an index only once it holds 1,000 facts (or over bytes it could not
+ * use): enough facts for that, a word each, of letters only and beginning with "z", so that
+ * they sort after every word the tests below search for and add 8 KiB of postings, all in the
+ * first chunk.
+ */
+const FILLER = Array.from({length: 1000}, (_, i) => letterWord(i))
 
 /** The saved index's body with the last posting's count changed, without its checksum: the last chunk fails it. */
 function damageLastPosting(body: Buffer): Buffer {
@@ -170,9 +178,10 @@ describe('saved search index', function () {
     cleanup()
   })
 
-  const cachePath = (): string => searchCachePath(agentDir(home, 'default'))
+  const cachePath = (): string => searchIndexPath(agentDir(home, 'default'))
 
   it('is written by a cold search with private permissions, and gives the same results as no index', () => {
+    writeFacts(home, [FILLER])
     for (const text of [
       'otters hold hands while sleeping',
       'sea otters use rocks as tools',
@@ -187,7 +196,37 @@ describe('saved search index', function () {
     assert.deepEqual(fromSaved, first)
   })
 
+  it('is saved from 1,000 facts on, or over bytes that could not be used whatever the size', () => {
+    writeFacts(home, [FILLER.slice(2)])
+    add(home, 'the otter sleeps by the weir')
+    assert.equal(search(home, 'otter').count, 1)
+    assert.equal(existsSync(cachePath()), false, '1,000 facts but one: no index is saved')
+    add(home, 'the otter hunts at dusk')
+    const full = search(home, 'otter')
+    assert.equal(full.count, 2)
+    assert.equal(readSaved().header.ids, 1000, 'saved once the index holds 1,000 facts')
+    assert.deepEqual(search(home, 'otter'), full, 'loaded from the saved index')
+
+    // Far below it: bytes that could not be used are saved over all the same, since every reader would rebuild them.
+    const small = tempHome()
+    try {
+      add(small.home, 'the heron nests by the weir')
+      assert.equal(search(small.home, 'heron').count, 1)
+      const smallPath = searchIndexPath(agentDir(small.home, 'default'))
+      assert.equal(existsSync(smallPath), false, 'one fact: no index is saved')
+      mkdirSync(dirname(smallPath), {recursive: true})
+      writeFileSync(smallPath, 'not an index')
+      assert.equal(search(small.home, 'heron').count, 1)
+      const file = readFileSync(smallPath)
+      const header = JSON.parse(file.toString('utf8', 0, file.indexOf(10))) as Record<string, unknown>
+      assert.deepEqual([header.format, header.ids], ['mem.search-index', 1], 'a usable index of one fact replaced it')
+    } finally {
+      small.cleanup()
+    }
+  })
+
   it('keeps threads: a cold search from the saved index brings the same context as a server, also after more turns', async () => {
+    writeFacts(home, [FILLER])
     const turn = (content: string, thread?: string): void => {
       const r = mem(home, ['add', '--json', ...(thread ? ['--thread', thread] : []), content])
       assert.equal(r.code, 0, r.stderr)
@@ -224,13 +263,15 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]))
 
   it('is rebuilt when missing, unreadable or from another format', () => {
+    writeFacts(home, [FILLER])
     add(home, 'the gazebo paint is sage green')
     add(home, 'the fence paint is white')
     const expected = search(home, 'paint')
     assert.equal(expected.count, 2)
     const {header, body} = readSaved()
     assert.equal(header.format, 'mem.search-index')
-    assert.equal(header.version, 10)
+    assert.equal(header.version, 11)
+    assert.match(header.cursor as string, /^files\.2\./)
 
     const bad: Buffer[] = [
       Buffer.from(''),
@@ -252,12 +293,15 @@ describe('saved search index', function () {
       assert.deepEqual(search(home, 'paint'), expected)
       assert.deepEqual(readSaved(), {header, body}, 'a usable index was saved again')
     }
-    // Another version, another build of the ranking code, the other byte order: never read.
+    // Another version, another build of the ranking code, the other byte order, no cursor or
+    // one the store cannot read: never read, or caught up from no cursor (a reset).
     for (const changed of [
-      {version: 9},
-      {version: 11},
+      {version: 10},
+      {version: 12},
       {signature: 'other'},
       {endian: header.endian === 'LE' ? 'BE' : 'LE'},
+      {cursor: undefined},
+      {cursor: 'files.2.bm90IGEgY3Vyc29y'},
     ]) {
       writeSaved({...header, ...changed}, body)
       assert.deepEqual(search(home, 'paint'), expected)
@@ -267,8 +311,10 @@ describe('saved search index', function () {
 
   /**
    * Where the postings start in the index part: after the text blocks read whole, the line
-   * offsets (one per 32 lines of ids, terms, words and dates), the per-fact and per-term numbers,
-   * their padding, and the ids and dates (read where a search asks, like the postings).
+   * offsets (one per 32 lines of ids, terms, words and dates), the per-fact numbers (tag list,
+   * thread, length, place in creation order) and where each term's postings start, the per-fact
+   * byte saying whether it asks, their padding, and the ids and dates (read where a search asks,
+   * like the postings).
    */
   const postingsAt = (header: Record<string, unknown>): number => {
     const bytes = header.bytes as Record<string, number>
@@ -276,16 +322,18 @@ describe('saved search index', function () {
     const facts = header.ids as number
     const terms = header.terms as number
     const blocks = (n: number) => Math.ceil(n / 32)
-    const integers = 2 * blocks(facts) + blocks(terms) + blocks(header.words as number) + 7 * facts + terms + 1
+    const integers = 2 * blocks(facts) + blocks(terms) + blocks(header.words as number) + 4 * facts + terms + 1
     const rest = ((text + 7) & ~7) + 8 * facts + 4 * integers + facts
     return ((rest + 3) & ~3) + bytes.ids! + bytes.dates!
   }
   const crc = (bytes: Buffer): string => crc32(bytes).toString(16).padStart(8, '0')
 
   it('is rebuilt when its numbers do not describe an index: a fact out of range, a count of zero', () => {
+    writeFacts(home, [FILLER])
     add(home, 'the heron nests by the weir')
     add(home, 'the heron left in autumn')
-    // The first postings are those of the first term in sorted order, which the search reads.
+    // The first postings are those of the first term in sorted order (the filler's words sort
+    // after it), which the search reads.
     const expected = search(home, 'autumn')
     const {header, body} = readSaved()
     // The first posting as saved: a fact of the index, a count of at least one.
@@ -343,6 +391,7 @@ describe('saved search index', function () {
   })
 
   it('is rebuilt when a byte of it changed: a letter of a term, a number of a pair, the checksum no longer matches', () => {
+    writeFacts(home, [FILLER])
     add(home, 'the otter sleeps by the weir')
     add(home, 'the otter hunts at dusk')
     const expected = search(home, 'otter')
@@ -360,6 +409,7 @@ describe('saved search index', function () {
   })
 
   it('replaces the JSON index earlier versions saved', () => {
+    writeFacts(home, [FILLER])
     add(home, 'the kayak is blue')
     const legacy = join(agentDir(home, 'default'), 'cache', 'search-index.json')
     search(home, 'kayak')
@@ -369,10 +419,12 @@ describe('saved search index', function () {
     writeFileSync(cachePath(), '')
     assert.equal(search(home, 'kayak').count, 2)
     assert.equal(existsSync(legacy), false)
-    assert.equal(readSaved().header.version, 10)
+    assert.equal(readSaved().header.version, 11)
   })
 
   it('is skipped, not fatal, when it cannot be saved', () => {
+    // Enough facts that the search tries to save its index.
+    writeFacts(home, [FILLER])
     add(home, 'the compost bin is behind the shed')
     writeFileSync(join(agentDir(home, 'default'), 'cache'), 'a file where the cache folder would go')
     assert.deepEqual(contents(search(home, 'compost')), ['the compost bin is behind the shed'])
@@ -383,6 +435,7 @@ describe('saved search index', function () {
   })
 
   it('is brought up to date with facts added, replaced and deleted since it was saved', () => {
+    writeFacts(home, [FILLER])
     const a = add(home, 'the canoe is stored at the boathouse')
     const b = add(home, 'the canoe paddles are in the shed')
     search(home, 'canoe')
@@ -406,25 +459,29 @@ describe('saved search index', function () {
     // An index saved in another home, with facts this home never had.
     const other = tempHome()
     try {
+      writeFacts(other.home, [FILLER])
       add(other.home, 'the lighthouse keeper feeds the gulls')
       search(other.home, 'lighthouse')
+      writeFacts(home, [FILLER])
       add(home, 'the lighthouse lamp was replaced in spring')
       search(home, 'lighthouse')
-      writeFileSync(cachePath(), readFileSync(searchCachePath(agentDir(other.home, 'default'))))
+      writeFileSync(cachePath(), readFileSync(searchIndexPath(agentDir(other.home, 'default'))))
     } finally {
       other.cleanup()
     }
     assert.deepEqual(contents(search(home, 'lighthouse')), ['the lighthouse lamp was replaced in spring'])
   })
 
-  it('is rebuilt, not patched, when a fact reappears between facts it holds', () => {
-    writeFacts(home, [['alpha heron note', 'beta heron note', 'gamma heron note']])
+  it('is not merely appended to when a fact reappears between facts it holds: it answers as one rebuilt', () => {
+    writeFacts(home, [['alpha heron note', 'beta heron note', 'gamma heron note'], FILLER])
     const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
     const all = files.read(segmentName(1)).records
     const withoutBeta = all.map((f, i) => (i === 1 ? {...f, deleted_at: new Date().toISOString()} : f))
     files.write(segmentName(1), withoutBeta)
     assert.equal(search(home, 'heron').count, 2)
-    // The deleted fact comes back in the middle (a restored backup): appending it would misorder the index.
+    assert.equal(existsSync(cachePath()), true)
+    // The deleted fact comes back in the middle (a restored backup): the records before the end
+    // changed, so the segment's records are all taken in again, not only those appended.
     files.write(segmentName(1), all)
     const fresh = search(home, 'heron')
     writeFileSync(cachePath(), 'x')
@@ -463,7 +520,7 @@ describe('what each command reads', function () {
       assert.equal((JSON.parse(r.stdout) as {error: {code: string}}).error.code, 'corrupt_file')
     }
     assert.deepEqual(readFileSync(older), before)
-    assert.equal(existsSync(searchCachePath(agentDir(home, 'default'))), false)
+    assert.equal(existsSync(searchIndexPath(agentDir(home, 'default'))), false)
   })
 
   /** Runs `mem` and lists the fact segment files it opened, in order. */
@@ -471,8 +528,9 @@ describe('what each command reads', function () {
     const out = join(home, 'opened.json')
     // Records every path opened through node:fs, for the bundled code and its ES imports alike.
     const trace = `import fs from 'node:fs'; import {syncBuiltinESMExports} from 'node:module'
-      const seen = []; const write = fs.writeFileSync
-      for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (path, ...rest) { if (typeof path === 'string') seen.push(path); return real.call(this, path, ...rest) } }
+      const seen = []; const write = fs.writeFileSync; let inside = false
+      // Once per call: readFileSync opens the file through openSync itself.
+      for (const name of ['openSync', 'readFileSync']) { const real = fs[name]; fs[name] = function (path, ...rest) { if (typeof path === 'string' && !inside) seen.push(path); const was = inside; inside = true; try { return real.call(this, path, ...rest) } finally { inside = was } } }
       syncBuiltinESMExports()
       process.on('exit', () => write(${JSON.stringify(out)}, JSON.stringify(seen)))`
     const r = spawnSync(
@@ -490,18 +548,20 @@ describe('what each command reads', function () {
   }
 
   it('a cold search in a home restored whole reads every segment once, and then only what its query needs', () => {
-    writeFacts(home, [['the kestrel hovers'], ['a barn owl hunts'], ['the heron fishes'], ['the otter sleeps']])
-    stampFactSegments(home, 4)
+    // The filler first, so that the index is saved (from 1,000 facts) and adds go to the otter's segment.
+    writeFacts(home, [FILLER, ['the kestrel hovers'], ['a barn owl hunts'], ['the heron fishes'], ['the otter sleeps']])
+    stampFactSegments(home, 5)
     const before = segmentsOpened(['search', '--json', 'owl'])
+    assert.equal(existsSync(searchIndexPath(agentDir(home, 'default'))), true)
     const dir = agentDir(home, 'default')
     restoreWhole(dir)
     const sorted = (r: {opened: string[]}) => [...new Set(r.opened)].sort()
-    const all = [segmentName(1), segmentName(2), segmentName(3), segmentName(4)]
+    const all = [segmentName(1), segmentName(2), segmentName(3), segmentName(4), segmentName(5)]
     const first = segmentsOpened(['search', '--json', 'owl'])
     assert.deepEqual(sorted(first), all, 'nothing vouches for the restored files: each is read')
     assert.equal(first.result.stdout, before.result.stdout)
     const next = segmentsOpened(['search', '--json', 'owl'])
-    assert.deepEqual(sorted(next), [segmentName(2)], 'then only the segment holding the hit')
+    assert.deepEqual(sorted(next), [segmentName(3)], 'then only the segment holding the hit')
     assert.equal(next.result.stdout, before.result.stdout)
     // A segment that takes appends moves with every add: a search leaves vouching for it to the writers.
     add(home, 'the owl again')
@@ -530,33 +590,43 @@ describe('what each command reads', function () {
   })
 
   it('a cold search reads only the fact segments that changed since the index was saved, and those holding its hits', () => {
+    // The filler first (a saved index takes 1,000 facts), so that adds go to the owl's segment.
     writeFacts(home, [
+      FILLER,
       ['the kestrel hovers over the verge'],
       ['a kestrel nested in the barn'],
       ['the barn owl hunts at night'],
     ])
-    stampFactSegments(home, 3)
-    const first = segmentsOpened(['search', '--json', 'kestrel'])
-    assert.deepEqual(
-      first.opened,
-      [segmentName(1), segmentName(2), segmentName(3)],
-      'no saved index yet: every segment is read',
-    )
-
+    stampFactSegments(home, 4)
     const sorted = (r: {opened: string[]}) => [...new Set(r.opened)].sort()
+    const first = segmentsOpened(['search', '--json', 'kestrel'])
+    // The search layer keeps no record: the change feed reads every segment once, then the hits
+    // are read from their segments to be shown.
+    assert.deepEqual(
+      first.opened.slice(0, 4),
+      [segmentName(1), segmentName(2), segmentName(3), segmentName(4)],
+      'no saved index yet: every segment is read, in order',
+    )
+    assert.deepEqual(
+      [...first.opened.slice(4)].sort(),
+      [segmentName(2), segmentName(3)],
+      'then only the segments holding the hits, once each',
+    )
+    assert.equal(existsSync(searchIndexPath(agentDir(home, 'default'))), true)
+
     const unchanged = segmentsOpened(['search', '--json', 'kestrel'])
     assert.deepEqual(
       sorted(unchanged),
-      [segmentName(1), segmentName(2)],
+      [segmentName(2), segmentName(3)],
       'nothing changed: the saved index, then only the segments holding the hits, to show them',
     )
     assert.equal(unchanged.result.stdout, first.result.stdout)
-    assert.deepEqual(sorted(segmentsOpened(['search', '--json', 'owl'])), [segmentName(3)])
+    assert.deepEqual(sorted(segmentsOpened(['search', '--json', 'owl'])), [segmentName(4)])
     assert.deepEqual(sorted(segmentsOpened(['search', '--json', 'nothing-holds-this'])), [], 'no hit: no segment')
 
     const added = add(home, 'a kestrel perched on the barn roof')
     const afterAdd = segmentsOpened(['search', '--json', 'hovers'])
-    assert.deepEqual(sorted(afterAdd), [segmentName(1), segmentName(3)], 'the segment the fact went to, and the hit')
+    assert.deepEqual(sorted(afterAdd), [segmentName(2), segmentName(4)], 'the segment the fact went to, and the hit')
     const withAdded = JSON.parse(segmentsOpened(['search', '--json', 'kestrel']).result.stdout) as Found
     assert.deepEqual(withAdded.facts.map((f) => f.id).includes(added), true)
 
@@ -565,10 +635,10 @@ describe('what each command reads', function () {
     )!
     assert.equal(mem(home, ['reflect', 'delete', '--fact', nested.id]).code, 0)
     const afterDelete = segmentsOpened(['search', '--json', 'owl'])
-    // The index was not saved again for one added fact, so the third segment still differs from it.
+    // The index was not saved again for one added fact, so the owl's segment still differs from it.
     assert.deepEqual(
       sorted(afterDelete),
-      [segmentName(2), segmentName(3)],
+      [segmentName(3), segmentName(4)],
       'the segment holding the deleted fact, and the one added to (which holds the hit)',
     )
     const left = contents(JSON.parse(segmentsOpened(['search', '--json', 'kestrel']).result.stdout) as Found)
@@ -660,8 +730,9 @@ describe('what each command reads', function () {
   })
 
   it('a corrupt older segment fails a search that has a saved index, and is left untouched', () => {
-    writeFacts(home, [['the weir floods in spring'], ['the weir was rebuilt']])
+    writeFacts(home, [['the weir floods in spring'], ['the weir was rebuilt'], FILLER])
     assert.equal(search(home, 'weir').count, 2)
+    assert.equal(existsSync(searchIndexPath(agentDir(home, 'default'))), true)
     const older = join(agentDir(home, 'default'), 'facts', segmentName(1))
     writeFileSync(older, '{"format": "mem.facts", "version": 2, "records": [')
     const r = mem(home, ['search', '--json', 'weir'])

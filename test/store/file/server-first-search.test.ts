@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {createHash} from 'node:crypto'
 import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import {spawnSync} from 'node:child_process'
 import {join} from 'node:path'
@@ -12,7 +13,7 @@ import {newId} from '../../../src/store/ids.js'
 import {agentDir} from '../../../src/store/file/paths.js'
 import type {FactRecord} from '../../../src/store/records.js'
 import {readRevision, revisionKey} from '../../../src/store/file/revision.js'
-import {searchCachePath} from '../../../src/store/file/search-cache.js'
+import {searchIndexPath} from '../../../src/store/file/index-keeper.js'
 import {SegmentedFiles, segmentName} from '../../../src/store/file/segments.js'
 
 /**
@@ -38,21 +39,68 @@ function ok(home: string, args: string[], input?: string): string {
   return r.stdout
 }
 
-/** The saved index's header: which segments it was made from, under which keys. */
-function savedSegments(home: string): {name: string; key: string}[] {
-  const file = readFileSync(searchCachePath(agentDir(home, 'default')))
-  const header = JSON.parse(file.toString('utf8', 0, file.indexOf(10))) as {segments: {name: string; key: string}[]}
-  return header.segments
+/**
+ * The change-feed cursor in the saved index's header (src/store/file/change-feed.ts: 'files.2.'
+ * and base64url JSON): which segments it was made from, by the hash of their keys, and how many
+ * records each held.
+ */
+function savedSegments(home: string): {name: string; key: string; count: number}[] {
+  const file = readFileSync(searchIndexPath(agentDir(home, 'default')))
+  const header = JSON.parse(file.toString('utf8', 0, file.indexOf(10))) as {cursor: string}
+  assert.ok(header.cursor.startsWith('files.2.'), header.cursor)
+  const entries = JSON.parse(Buffer.from(header.cursor.slice('files.2.'.length), 'base64url').toString('utf8')) as [
+    string,
+    string,
+    number,
+  ][]
+  return entries.map(([name, key, count]) => ({name, key, count}))
 }
 
-/** Every fact segment with the key a reader computes for it now (revision counter and file identity). */
-function currentSegments(home: string): {name: string; key: string}[] {
+/**
+ * Every fact segment with the hash of the key a reader computes for it now (revision counter
+ * and file identity), as the feed's cursor keeps it, and how many records it holds.
+ */
+function currentSegments(home: string): {name: string; key: string; count: number}[] {
   const dir = agentDir(home, 'default')
   const files = new SegmentedFiles<FactRecord>(dir, FACT_SEGMENT)
   const revision = readRevision(dir)
-  return files
-    .names()
-    .map((name) => ({name, key: `${revisionKey(revision, `facts/${name}`) ?? '-'}|${files.fingerprint(name)}`}))
+  return files.names().map((name) => ({
+    name,
+    key: hashOf(`${revisionKey(revision, `facts/${name}`) ?? '-'}|${files.fingerprint(name)}`),
+    count: files.read(name).records.length,
+  }))
+}
+
+function hashOf(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 16)
+}
+
+/** A word of letters only, one for each `i`, none of them a word the tests search for. */
+function fillerWord(i: number): string {
+  return `z${[2, 1, 0].map((p) => String.fromCharCode(97 + (Math.floor(i / 26 ** p) % 26))).join('')}`
+}
+
+/**
+ * 1,000 facts of filler in a segment after the others, later than theirs: the search layer
+ * saves an index only once it holds 1,000 facts, and these tests start from a saved one.
+ */
+function addFiller(home: string): void {
+  const files = new SegmentedFiles<FactRecord>(agentDir(home, 'default'), FACT_SEGMENT)
+  const next = files.names().length + 1
+  let time = Date.UTC(2025, 6, 1)
+  files.write(
+    segmentName(next),
+    Array.from({length: 1000}, (_, i) => {
+      time += 60_000
+      return {id: newId(time), content: `the ${fillerWord(i)} note`, tags: [], created_at: new Date(time).toISOString()}
+    }),
+  )
+}
+
+/** Runs a cold search, and checks that it left a saved index behind. */
+function savedBySearch(home: string, query: string): void {
+  ok(home, ['search', '--json', query])
+  statSync(searchIndexPath(agentDir(home, 'default')))
 }
 
 /** A mem.export file of `count` facts for agent "default". */
@@ -96,7 +144,7 @@ describe("a server's first search, from the saved index", function () {
   it('mem import leaves a saved index that is current, and the first search is served from it', async () => {
     const file = exportFile(home, 2500)
     ok(home, ['import', '--json', file])
-    const index = searchCachePath(agentDir(home, 'default'))
+    const index = searchIndexPath(agentDir(home, 'default'))
     statSync(index)
     assert.deepEqual(savedSegments(home), currentSegments(home), 'the index vouches for every segment as it is')
     const before = readFileSync(index)
@@ -111,8 +159,9 @@ describe("a server's first search, from the saved index", function () {
     const paths = writeFactSegments(home, 30, 10, (i) =>
       i === 3 ? 'the heron fishes at dawn' : `the otter number ${i} swims`,
     )
-    ok(home, ['search', '--json', 'otter'])
-    const saved = readFileSync(searchCachePath(agentDir(home, 'default')))
+    addFiller(home)
+    savedBySearch(home, 'otter')
+    const saved = readFileSync(searchIndexPath(agentDir(home, 'default')))
     session = await connectMcp(home)
     // Same length, same inode, modification time put back: only the status-change time moves.
     const text = readFileSync(paths[0]!, 'utf8')
@@ -121,7 +170,7 @@ describe("a server's first search, from the saved index", function () {
     writeFileSync(paths[0]!, text.replace('heron', 'baron'))
     spawnSync('touch', ['-r', `${home}/ref`, paths[0]!])
     assert.deepEqual(
-      readFileSync(searchCachePath(agentDir(home, 'default'))),
+      readFileSync(searchIndexPath(agentDir(home, 'default'))),
       saved,
       'the index still vouches for the old text',
     )
@@ -139,7 +188,8 @@ describe("a server's first search, from the saved index", function () {
     const paths = writeFactSegments(home, 30, 10, (i) =>
       i === 3 ? 'the heron fishes at dawn' : `the otter number ${i} swims`,
     )
-    ok(home, ['search', '--json', 'otter'])
+    addFiller(home)
+    savedBySearch(home, 'otter')
     // A mark in the first segment's journal: its hit is then read with the whole segment, whose
     // compact copy the server keeps, and that copy must not outlive the file it was made of.
     const gone = (JSON.parse(ok(home, ['search', '--json', 'otter number 7'])) as Found).facts[0]!
@@ -159,7 +209,8 @@ describe("a server's first search, from the saved index", function () {
 
   it('finds a fact another process added before the first search, and after it', async () => {
     writeFactSegments(home, 30, 10, (i) => `the otter number ${i} swims`)
-    ok(home, ['search', '--json', 'otter'])
+    addFiller(home)
+    savedBySearch(home, 'otter')
     session = await connectMcp(home)
     ok(home, ['add', '--json', 'the kingfisher nests under the bridge'])
     assert.deepEqual(await serverSearch(session, 'kingfisher'), ['the kingfisher nests under the bridge'])
@@ -171,7 +222,8 @@ describe("a server's first search, from the saved index", function () {
 
   it('adds without reading every fact, and still refuses a duplicate stored in an older segment', async () => {
     writeFactSegments(home, 30, 10, (i) => (i === 2 ? 'the weir floods in March' : `the otter number ${i} swims`))
-    ok(home, ['search', '--json', 'otter'])
+    addFiller(home)
+    savedBySearch(home, 'otter')
     session = await connectMcp(home)
     assert.equal((await serverSearch(session, 'otter')).length, 29)
     const again = await session.call('memory_add', {content: 'The weir  floods in march'})
@@ -185,8 +237,8 @@ describe("a server's first search, from the saved index", function () {
     const added = await session.call('memory_add', {content: 'the heron fishes at dawn'})
     assert.notEqual((added.structuredContent as {duplicate?: boolean}).duplicate, true)
     assert.deepEqual(await serverSearch(session, 'heron'), ['the heron fishes at dawn'])
-    const listed = JSON.parse(ok(home, ['list', '--json', '-n', '100'])) as {facts: unknown[]}
-    assert.equal(listed.facts.length, 31)
+    const listed = JSON.parse(ok(home, ['list', '--json', '-n', '10000'])) as {facts: unknown[]}
+    assert.equal(listed.facts.length, 1031)
   })
 
   it('answers a fact added again word for word with the one an older segment stores, never a turn that says the same', async () => {
@@ -198,8 +250,9 @@ describe("a server's first search, from the saved index", function () {
       (i) => (i === 2 || i === 5 ? weir : `the otter number ${i} swims`),
       (i) => (i === 2 ? 'river-talk' : undefined),
     )
-    ok(home, ['search', '--json', 'otter'])
-    const listed = JSON.parse(ok(home, ['list', '--json', '-n', '100'])) as {
+    addFiller(home)
+    savedBySearch(home, 'otter')
+    const listed = JSON.parse(ok(home, ['list', '--json', '-n', '10000'])) as {
       facts: {id: string; content: string; thread?: string}[]
     }
     const stored = listed.facts.find((f) => f.content === weir && f.thread === undefined)!
@@ -217,13 +270,14 @@ describe("a server's first search, from the saved index", function () {
       },
       {duplicate: true, id: stored.id},
     )
-    const after = JSON.parse(ok(home, ['list', '--json', '-n', '100'])) as {facts: unknown[]}
-    assert.equal(after.facts.length, 31)
+    const after = JSON.parse(ok(home, ['list', '--json', '-n', '10000'])) as {facts: unknown[]}
+    assert.equal(after.facts.length, 1031)
   })
 
   it('fails a search on a segment damaged before the first search, naming it, and leaves it as it was', async () => {
     const paths = writeFactSegments(home, 30, 10, (i) => `the otter number ${i} swims`)
-    ok(home, ['search', '--json', 'otter'])
+    addFiller(home)
+    savedBySearch(home, 'otter')
     session = await connectMcp(home)
     writeFileSync(paths[1]!, '{"format":')
     const r = await session.call('memory_search', {query: 'otter'})
@@ -235,8 +289,9 @@ describe("a server's first search, from the saved index", function () {
   it('reads, for its first search, only the segments holding its hits: the saved index vouches for the rest', async () => {
     writeFactSegments(home, 40, 10, (i) => (i === 35 ? 'the barn owl hunts at night' : `the otter number ${i} swims`))
     const dir = agentDir(home, 'default')
-    stampFactSegments(home, 4)
-    ok(home, ['search', '--json', 'otter'])
+    addFiller(home)
+    stampFactSegments(home, 5)
+    savedBySearch(home, 'otter')
     const log = join(home, 'events.log')
     session = await connectMcp(home, {env: openLogEnv(log, {answers: true})})
     assert.deepEqual(await serverSearch(session, 'owl'), ['the barn owl hunts at night'])

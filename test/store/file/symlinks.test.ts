@@ -14,6 +14,7 @@ import {
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
+import {newId} from '../../../src/store/ids.js'
 import {mem, tempHome} from '../../helpers/mem.js'
 import {json, lines, ok} from '../../transfer/helpers.js'
 
@@ -21,6 +22,25 @@ interface Report {
   ok: boolean
   checked: {agents: number; files: number}
   problems: {kind: string; path: string; problem: string; fix: string; fixed: boolean}[]
+}
+
+/** 1,000 facts imported into `agent`: the search layer saves an index from that many on (none for fewer). */
+function importFiller(home: string, agent: string): void {
+  const file = join(home, 'filler.jsonl')
+  const start = Date.UTC(2025, 0, 1)
+  const facts = Array.from({length: 1000}, (_, i) =>
+    JSON.stringify({
+      type: 'fact',
+      agent_id: agent,
+      id: newId(start + i * 1000),
+      content: `filler note ${i}`,
+      tags: [],
+      created_at: new Date(start + i * 1000).toISOString(),
+    }),
+  )
+  writeFileSync(file, `${facts.join('\n')}\n`)
+  ok(home, ['import', file, '--agent', agent])
+  rmSync(file)
 }
 
 function doctor(home: string, fix = false): {code: number; report: Report} {
@@ -84,6 +104,7 @@ describe('symbolic links and debris in the home: the store, listings, backups an
   })
 
   it('a linked segment is refused by every operation, and doctor reports it in the same words', () => {
+    importFiller(home.home, 'alice')
     ok(home.home, ['add', 'Soon behind a link', '--agent', 'alice'])
     // A saved search index made from the file must not vouch for the link to it.
     ok(home.home, ['search', 'link', '--agent', 'alice'])
@@ -109,7 +130,11 @@ describe('symbolic links and debris in the home: the store, listings, backups an
     for (const fix of [false, true]) {
       const {code, report} = doctor(home.home, fix)
       assert.equal(code, 1, 'doctor does not say everything is in order')
-      assert.equal(report.checked.files, 1, 'the linked segment is counted as a data file')
+      assert.equal(
+        report.checked.files,
+        2,
+        'the linked segment is counted as a data file, beside the one the add went to',
+      )
       const found = report.problems.find((p) => p.path === segment)
       assert.ok(found, JSON.stringify(report.problems))
       assert.equal(found.kind, 'link')
@@ -148,8 +173,10 @@ describe('symbolic links and debris in the home: the store, listings, backups an
   })
 
   it('a linked cache/ folder gets no copy of the facts; doctor reports it and --fix removes the link', () => {
+    importFiller(home.home, 'alice')
     ok(home.home, ['add', 'A fact about deploys', '--agent', 'alice'])
     const cache = join(agentDir('alice'), 'cache')
+    assert.ok(existsSync(join(cache, 'search-index.bin')), 'an index was saved')
     rmSync(cache, {recursive: true, force: true})
     symlinkSync(outside, cache)
 
