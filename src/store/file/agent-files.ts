@@ -55,6 +55,8 @@ export class AgentFiles {
   digests?: HeldDigests
   /** Which ids each fact segment holds, for an import into an agent whose records this process does not hold. */
   segmentIds?: SegmentIds
+  /** The duplicate digests of the segments an import wrote, by the identity they were written with, saved once it is done. */
+  importDigests?: Map<string, {identity: string; hashes: string[]}>
   /** The last segment's content hashes, kept while the segment only grows. */
   lastHashes?: {name: string; records: readonly FactRecord[]; hashes: string[]}
 

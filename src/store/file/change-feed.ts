@@ -184,8 +184,16 @@ export function segmentsOf(cursor: string): ((id: string) => string[]) | undefin
   return (id) => ranges.filter(([, , , , , min, max]) => min <= id && id <= max).map(([name]) => name)
 }
 
+/** Keys hashed lately: a warm search compares every segment's key with its cursor's, mostly the same keys each time. */
+const hashed = new Map<string, string>()
+
 function hashOf(key: string): string {
-  return digest(createHash('sha256').update(key))
+  let hash = hashed.get(key)
+  if (hash === undefined) {
+    if (hashed.size >= 4096) hashed.clear()
+    hashed.set(key, (hash = digest(createHash('sha256').update(key))))
+  }
+  return hash
 }
 
 /** 96 bits: enough that two different inputs never meet by chance, short enough for a cursor of a thousand segments. */
@@ -199,6 +207,16 @@ function encode(entries: Entry[]): string {
 
 /** The cursor's segments by name; undefined for anything this store did not make (the caller then resets). */
 function decode(cursor: string): Map<string, Entry> | undefined {
+  // A search reads its cursor several times (is it current, where are the hits): decoded once.
+  if (lastDecoded?.cursor === cursor) return lastDecoded.entries
+  const entries = decodeAnew(cursor)
+  lastDecoded = {cursor, entries}
+  return entries
+}
+
+let lastDecoded: {cursor: string; entries: Map<string, Entry> | undefined} | undefined
+
+function decodeAnew(cursor: string): Map<string, Entry> | undefined {
   if (!cursor.startsWith(PREFIX)) return undefined
   let parsed: unknown
   try {

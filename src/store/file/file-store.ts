@@ -291,10 +291,11 @@ export class FileStore implements Store {
     if (options.more) {
       if (changed) this.derivedBehind.add(agent)
     } else if (changed || this.derivedBehind.delete(agent)) {
-      // Saved for the first search and add after it (a cold `mem search`, or a server's first)
-      // to load instead of reading every fact: derived data, so a failure costs them that.
-      await this.search.refresh(agent).catch(() => {})
+      // Saved for the first add and search after it (a cold `mem search`, or a server's first)
+      // to load instead of reading every fact: derived data, so a failure costs them that. The
+      // digests first, so that the import lets go of them before the index is built.
       saveImportDigests(this.agents, agent)
+      await this.search.refresh(agent).catch(() => {})
     }
     return result
   }

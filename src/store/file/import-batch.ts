@@ -35,15 +35,22 @@ export function leanIds(a: AgentFiles): SegmentIds {
 
 /**
  * After one write of an import: the ids of the segments it wrote are noted under the keys
- * they were stamped with, and every segment but the last is let go of, so that an import
- * holds one batch of records at a time instead of the agent's every record.
+ * they were stamped with, and their duplicate digests taken while their records are at hand,
+ * and every segment but the last is let go of, so that an import holds one batch of records at
+ * a time instead of the agent's every record.
  */
 export function settleImport(a: AgentFiles): void {
   const held = a.segmentIds
   if (!held) return
   const keys = a.facts.keys()
+  const digests = (a.importDigests ??= new Map())
+  // Not the last segment: the next batch appends to it, and the digests never hold the last.
+  const last = a.facts.last()?.name
   const names = a.facts.all().map((seg) => {
     held.set(seg.name, keys[seg.name] ?? '', seg.records)
+    const identity = seg.name === last ? undefined : a.facts.files.fingerprint(seg.name)
+    if (identity !== undefined && digests.get(seg.name)?.identity !== identity)
+      digests.set(seg.name, {identity, hashes: segmentHashes(seg.records)})
     return seg.name
   })
   a.release(names)
@@ -52,8 +59,9 @@ export function settleImport(a: AgentFiles): void {
 /**
  * Saves the duplicate guard's digests after an import, so that the first add after it reads
  * one segment: of every segment but the last, from the records held (a process that holds every
- * fact), else the saved digests of segments that did not move and the others read one at a
- * time, none kept. Derived data: a failure costs that add a read, and the import has succeeded.
+ * fact), else those the import took as it wrote, the saved digests of segments that did not
+ * move, and the others read one at a time, none kept. Derived data: a failure costs that add a
+ * read, and the import has succeeded.
  */
 export function saveImportDigests(agents: AgentCache, agent: string): void {
   try {
@@ -62,8 +70,10 @@ export function saveImportDigests(agents: AgentCache, agent: string): void {
       return
     }
     const a = agents.get(agent)
+    const written = a.importDigests
     // The import is over: its ids are read again, by key, should another import follow.
     a.segmentIds = undefined
+    a.importDigests = undefined
     const revision = a.stamp.read()
     a.revision = revision
     const gone: Change<FactRecord>[] = []
@@ -75,8 +85,8 @@ export function saveImportDigests(agents: AgentCache, agent: string): void {
     const kept: Digests = {segments: {}}
     for (const [name, identity] of identities) {
       if (name === last) continue
-      const same = saved?.segments[name]?.identity === identity ? saved.segments[name]!.hashes : undefined
-      kept.segments[name] = {identity, hashes: same ?? segmentHashes(a.peekFacts(name, revision).records)}
+      const known = [written?.get(name), saved?.segments[name]].find((d) => d?.identity === identity)
+      kept.segments[name] = {identity, hashes: known?.hashes ?? segmentHashes(a.peekFacts(name, revision).records)}
     }
     saveDigests(a.dir, kept)
   } catch {
