@@ -124,7 +124,8 @@ export class SearchLayer {
         warm,
         hits.map((hit) => scored(hit, records.get(hit.id)!)),
       )
-    if (!read.moved && this.store.factsAt !== undefined)
+    // The hits were read at the index's very cursor, and one is not live there: the index lies.
+    if (!read.moved && this.store.factsAt !== undefined && cursor !== undefined)
       throw new MemError('internal', `the search index of agent "${agent}" named a fact the store does not hold`)
     // The agent moved between the index's cursor and the read: catch up and search again; the
     // last time, the hits still live are the answer (their records as read).
@@ -193,9 +194,10 @@ export class SearchLayer {
   ): Promise<{moved: boolean; facts: FactRecord[]}> {
     const ids = hits.map((hit) => hit.id)
     if (this.store.factsAt && cursor !== undefined) return this.store.factsAt(agent, ids, cursor)
-    // Without factsAt the records may be newer than the index: a hit no longer live sends the search round again.
+    // Without factsAt the records may be newer than the index, which is the answer when its hits
+    // are still live; one that is not sends the search round again.
     const facts = ids.length === 0 ? [] : await this.store.getFacts(agent, ids)
-    return {moved: true, facts}
+    return {moved: false, facts}
   }
 
   /** Marks the agent used and saves its index when worth it, then gives the hits. */

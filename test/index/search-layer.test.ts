@@ -156,8 +156,10 @@ for (const backing of BACKINGS)
     it('finds and ranks exactly as the store, through adds, replacements, deletions and another process', async () => {
       const facts = corpus(400, 1)
       await store.importRecords('alice', {facts, checkpoints: []})
-      const layer = new SearchLayer(feedOf(await b.open()))
+      const feed = feedOf(await b.open())
+      const layer = new SearchLayer(feed)
       await sameAsStore(layer, store)
+      assert.equal(feed.calls.length, QUERIES.length, 'one catch-up a search, when nothing moved')
 
       const added = await store.addFact('alice', {content: 'the coffee grinder needs new burrs', tags: []})
       const live = facts.filter((f) => f.deleted_at === undefined)
