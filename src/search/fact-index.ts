@@ -194,11 +194,6 @@ export class FactIndex {
     return this.ids.find(id) !== undefined
   }
 
-  /** Where a fact sits: an index loaded by {@link fromCompact} keeps each fact at its place in the saved form. */
-  slot(id: string): number | undefined {
-    return this.ids.find(id)
-  }
-
   add(fact: IndexedFact): void {
     const content = analyzeWords(fact.content)
     const tags = analyzeWords(fact.tags.join(' '))
