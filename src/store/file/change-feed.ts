@@ -19,7 +19,7 @@ import type {FactRecord} from '../records.js'
  * edit) every record of the segment is given again, which is more than changed but never less.
  *
  * The cursor also keeps each segment's smallest and largest id, so that a reader holding it
- * finds the segment of a fact without reading any (see {@link segmentsAt}): mem's ids grow with
+ * finds the segment of a fact without reading any (see {@link segmentsOf}): mem's ids grow with
  * time, so a segment's range seldom overlaps another's (an import of older facts may).
  */
 
