@@ -81,7 +81,7 @@ export async function currentPoint(client: Queryable, agent: string): Promise<Fe
       WHERE a.agent = $1`,
     [agent],
   )
-  return rows[0] === undefined ? {revision: 0, seq: 0, last: null} : pointOf(rows[0])
+  return pointOf(rows[0])
 }
 
 /** An agent's row with the fact at its last position (none when it holds no fact). */
@@ -92,7 +92,12 @@ export interface AgentPointRow {
   record: unknown
 }
 
-export function pointOf(row: AgentPointRow): FeedPoint {
+/** The point of an agent nobody wrote to: no row, revision 0. */
+export const NO_POINT: FeedPoint = {revision: 0, seq: 0, last: null}
+
+/** The point an agent's row says, or {@link NO_POINT} for none. */
+export function pointOf(row: AgentPointRow | undefined): FeedPoint {
+  if (row === undefined) return NO_POINT
   return {
     revision: Number(row.revision),
     seq: Number(row.fact_seq),

@@ -23,7 +23,7 @@ import type {
 } from '../store.js'
 import {bytesIn, joined, type IndexStamp} from '../../index/index-codec.js'
 import {SearchLayer} from '../../index/search-layer.js'
-import {changedRows, currentPoint, decodePoint, encodePoint, follows, pointOf} from './change-feed.js'
+import {changedRows, currentPoint, decodePoint, encodePoint, follows, NO_POINT, pointOf} from './change-feed.js'
 import {checkDatabase, type DbCheck} from './check.js'
 import {databaseError, type Outcome} from './db-errors.js'
 import {migrate, type MigrateResult} from './migrate.js'
@@ -225,8 +225,7 @@ export class PostgresStore implements Store {
   async changesSince(agent: string, cursor?: string): Promise<FactChanges> {
     const from = decodePoint(cursor)
     if (!(await this.hasTables())) {
-      const none = {revision: 0, seq: 0, last: null}
-      return {cursor: encodePoint(none), reset: from === undefined || from.revision !== 0, facts: []}
+      return {cursor: encodePoint(NO_POINT), reset: from === undefined || from.revision !== 0, facts: []}
     }
     return this.snapshot(async (client) => {
       const now = await currentPoint(client, agent)
@@ -371,10 +370,9 @@ export class PostgresStore implements Store {
       'mem_search_hits',
     )
     const first = rows[0]
-    const point =
-      first === undefined
-        ? {revision: 0, seq: 0, last: null}
-        : pointOf({revision: first.revision, fact_seq: first.fact_seq, id: first.last_id, record: first.last_record})
+    const point = pointOf(
+      first && {revision: first.revision, fact_seq: first.fact_seq, id: first.last_id, record: first.last_record},
+    )
     const facts = rows.flatMap((row) => (row.id === null ? [] : [decodeFact(agent, row.id, row.record)]))
     return {moved: encodePoint(point) !== cursor, facts}
   }
