@@ -329,7 +329,7 @@ function handEditOf(path: string): string | undefined {
 
 /**
  * `search-index.bin.<pid>.<hex>.tmp` and `duplicates.json.<pid>.<hex>.tmp`, as
- * src/store/file/index-keeper.ts and duplicate-digests.ts name what they are saving.
+ * src/store/file/cache-files.ts names what it is saving.
  */
 const CACHE_TEMP = /^(?:search-index\.(?:bin|json)|duplicates\.json)\.\d+\.[0-9a-f]+\.tmp$/
 

@@ -1,8 +1,8 @@
-import {createHash, randomBytes} from 'node:crypto'
-import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {DIR_MODE, FILE_MODE} from './durable-file.js'
+import {cacheDir, writeCacheFile} from './cache-files.js'
 import {guarded, normalizedContent} from '../duplicates.js'
 import {isLink} from './links.js'
 import type {FactRecord} from '../records.js'
@@ -35,8 +35,10 @@ interface SavedDigests {
   segments: Record<string, {identity: string; hashes: string}>
 }
 
+const NAME = 'duplicates.json'
+
 export function digestsPath(agentDir: string): string {
-  return join(agentDir, 'cache', 'duplicates.json')
+  return join(cacheDir(agentDir), NAME)
 }
 
 export function contentHash(content: string): string {
@@ -48,7 +50,7 @@ export function segmentHashes(records: readonly FactRecord[]): string[] {
 }
 
 export function readDigests(agentDir: string): Digests | undefined {
-  if (isLink(join(agentDir, 'cache'))) return undefined
+  if (isLink(cacheDir(agentDir))) return undefined
   try {
     const parsed = JSON.parse(readFileSync(digestsPath(agentDir), 'utf8')) as SavedDigests
     if (parsed?.version !== VERSION || typeof parsed.segments !== 'object' || parsed.segments === null) return undefined
@@ -64,25 +66,12 @@ export function readDigests(agentDir: string): Digests | undefined {
   }
 }
 
-/** Written by temporary file and rename, without fsync: losing it costs a re-read, never data. */
+/** Written whole or not at all (src/store/file/cache-files.ts): a failure only costs the next add a re-read. */
 export function saveDigests(agentDir: string, digests: Digests): void {
-  const dir = join(agentDir, 'cache')
-  // Like the saved index, never written through a linked cache/ (src/store/file/links.ts).
-  if (isLink(dir)) return
-  const path = digestsPath(agentDir)
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  try {
-    mkdirSync(dir, {recursive: true, mode: DIR_MODE})
-    const saved: SavedDigests = {version: VERSION, segments: {}}
-    for (const [name, {identity, hashes}] of Object.entries(digests.segments))
-      saved.segments[name] = {identity, hashes: hashes.join('')}
-    writeFileSync(tmp, JSON.stringify(saved), {mode: FILE_MODE, flag: 'wx'})
-    renameSync(tmp, path)
-  } catch {
-    // A full disk or a read-only folder only costs the next add a re-read.
-  } finally {
-    rmSync(tmp, {force: true})
-  }
+  const saved: SavedDigests = {version: VERSION, segments: {}}
+  for (const [name, {identity, hashes}] of Object.entries(digests.segments))
+    saved.segments[name] = {identity, hashes: hashes.join('')}
+  writeCacheFile(agentDir, NAME, (part) => part(Buffer.from(JSON.stringify(saved))))
 }
 
 /**

@@ -1,10 +1,9 @@
-import {randomBytes} from 'node:crypto'
-import {closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 
 import type {EncodedIndex, IndexBytes} from '../../index/index-codec.js'
 import type {IndexKeeper} from '../../index/indexed-store.js'
-import {DIR_MODE, FILE_MODE} from './durable-file.js'
+import {cacheDir, writeCacheFile} from './cache-files.js'
 import {isLink} from './links.js'
 
 /**
@@ -20,12 +19,10 @@ export function indexKeeper(dirOf: (agent: string) => string): IndexKeeper {
   }
 }
 
-export function searchIndexPath(agentDir: string): string {
-  return join(cacheDir(agentDir), 'search-index.bin')
-}
+const NAME = 'search-index.bin'
 
-function cacheDir(agentDir: string): string {
-  return join(agentDir, 'cache')
+export function searchIndexPath(agentDir: string): string {
+  return join(cacheDir(agentDir), NAME)
 }
 
 /** Where the JSON index of earlier versions was saved; removed when the new one is. */
@@ -57,33 +54,10 @@ export function readIndex(agentDir: string): IndexBytes | undefined {
 }
 
 /**
- * Saves the index for the next process: a temporary file renamed into place (readers see the
- * old file or the new one, never half of one), mode 0600, not fsynced because losing it costs
- * only a rebuild (a file cut short fails its length or checksum tests). No lock: two savers
- * each rename a whole file, and the next reader catches up from whichever cursor won.
+ * Saves the index for the next process, whole or not at all (src/store/file/cache-files.ts): a
+ * file cut short fails its length or checksum tests anyway. Whichever of two savers renames
+ * last wins, and the next reader catches up from its cursor.
  */
 export function saveIndex(agentDir: string, index: EncodedIndex): void {
-  try {
-    // Never written through a linked cache/ (src/store/file/links.ts): its words would be readable there.
-    if (isLink(cacheDir(agentDir))) return
-    mkdirSync(cacheDir(agentDir), {recursive: true, mode: DIR_MODE})
-    const path = searchIndexPath(agentDir)
-    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-    try {
-      const fd = openSync(tmp, 'wx', FILE_MODE)
-      try {
-        index.write((part) => {
-          for (let at = 0; at < part.length;) at += writeSync(fd, part, at)
-        })
-      } finally {
-        closeSync(fd)
-      }
-      renameSync(tmp, path)
-    } finally {
-      rmSync(tmp, {force: true})
-    }
-    rmSync(legacyIndexPath(agentDir), {force: true})
-  } catch {
-    // A cache that cannot be saved (full disk, read-only folder) only costs the next process a rebuild; the search goes on.
-  }
+  if (writeCacheFile(agentDir, NAME, (part) => index.write(part))) rmSync(legacyIndexPath(agentDir), {force: true})
 }
