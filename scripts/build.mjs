@@ -66,6 +66,8 @@ const sources = (dir) => files(join(src, dir), (n) => /\.tsx?$/.test(n) && !n.en
 // Hooks are entry points too: oclif loads them by path from package.json.
 const commands = [...sources('commands'), ...sources('hooks')]
 const entryPoints = Object.fromEntries(commands.map((file) => [relative(src, file).replace(/\.tsx?$/, ''), file]))
+// The local embedding model runs on a thread started from this file (src/meaning/local-embedder.ts finds it).
+entryPoints['meaning/local-embedder-worker'] = join(src, 'meaning', 'local-embedder-worker.ts')
 // bin/run.js starts oclif from this module, so the binary and the commands share one bundled @oclif/core.
 entryPoints.main = 'mem:main'
 

@@ -4,6 +4,9 @@ import path from 'node:path'
 
 import MiniSearch, {type Options} from 'minisearch'
 
+import type {Embedder} from '../../src/meaning/embedder.js'
+import {Meaning} from '../../src/meaning/meaning.js'
+import {VectorIndex} from '../../src/meaning/vector-index.js'
 import {memoryAdd, memorySearch, runOperation, type OperationContext} from '../../src/ops/index.js'
 import {FactIndex, type Tuning} from '../../src/search/fact-index.js'
 import {ENGLISH_STOPWORDS} from '../../src/search/stopwords.js'
@@ -40,51 +43,79 @@ const AGENT = 'bench'
  * a mem.export file (times and threads kept) or one memory_add each, as the set says;
  * questions go through memory_search.
  */
-export const memOperations: RetrieverKind = {
-  name: 'mem (import or memory_add, then memory_search)',
-  async open() {
-    const home = mkdtempSync(path.join(tmpdir(), 'mem-recall-'))
-    const ctx: OperationContext = {store: new FileStore(home), defaultAgent: AGENT}
-    return {
-      async load(docs, how) {
-        if (how === 'add') {
-          const ids: string[] = []
-          // allow_duplicate: a set may say the same thing twice, and each item needs an id of its own.
-          for (const doc of docs)
-            ids.push((await runOperation(memoryAdd, ctx, {content: doc.content, allow_duplicate: true})).fact_id)
+export const memOperations: RetrieverKind = memThroughOperations('mem (import or memory_add, then memory_search)')
+
+/**
+ * {@link memOperations} with meaning on: once loaded, every fact is embedded (`mem embed`'s
+ * path), then questions go through memory_search, which blends words and meaning. `embedder`
+ * is shared by every haystack's store, so its close is the caller's.
+ */
+export function memWithMeaning(embedder: Embedder): RetrieverKind {
+  return memThroughOperations('mem with meaning (then mem embed)', embedder)
+}
+
+function memThroughOperations(name: string, embedder?: Embedder): RetrieverKind {
+  return {
+    name,
+    async open() {
+      const home = mkdtempSync(path.join(tmpdir(), 'mem-recall-'))
+      // A store closes its meaning, and so its embedder: this one is the run's, closed once at the end.
+      const shared = embedder && {
+        id: embedder.id,
+        embed: (t: readonly string[]) => embedder.embed(t),
+        close: async () => {},
+      }
+      const meaning = shared && new Meaning(shared, {longLived: false})
+      const ctx: OperationContext = {store: new FileStore(home, {meaning}), defaultAgent: AGENT}
+      return {
+        async load(docs, how) {
+          const ids = await loadDocs(ctx, docs, how)
+          if (meaning) await ctx.store.embedPending(AGENT)
           return ids
-        }
-        const ids = docs.map((doc) => newId(Date.parse(doc.createdAt)))
-        const lines = [
-          JSON.stringify({type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION}),
-          ...docs.map((doc, i) =>
-            JSON.stringify({
-              type: 'fact',
-              agent_id: AGENT,
-              id: ids[i],
-              content: doc.content,
-              tags: [],
-              created_at: doc.createdAt,
-              thread: doc.thread,
-            }),
-          ),
-        ]
-        const report = await importRecords(ctx, {text: lines.join('\n') + '\n'})
-        if (report.added.facts !== docs.length)
-          throw new Error(
-            `import added ${report.added.facts} of ${docs.length} facts: ${JSON.stringify(report.skipped.slice(0, 3))}`,
-          )
-        return ids
-      },
-      async search(query, limit) {
-        const out = await runOperation(memorySearch, ctx, {agent_id: AGENT, query, limit})
-        return out.facts.map((f) => ({id: f.id, content: f.content, context: f.context_for !== undefined}))
-      },
-      async close() {
-        rmSync(home, {recursive: true, force: true})
-      },
-    }
-  },
+        },
+        async search(query, limit) {
+          const out = await runOperation(memorySearch, ctx, {agent_id: AGENT, query, limit})
+          return out.facts.map((f) => ({id: f.id, content: f.content, context: f.context_for !== undefined}))
+        },
+        async close() {
+          await ctx.store.close()
+          rmSync(home, {recursive: true, force: true})
+        },
+      }
+    },
+  }
+}
+
+/** Stores a haystack's items through mem import (times and threads kept) or one memory_add each. */
+async function loadDocs(ctx: OperationContext, docs: readonly Doc[], how: RecallSet['load']): Promise<string[]> {
+  if (how === 'add') {
+    const ids: string[] = []
+    // allow_duplicate: a set may say the same thing twice, and each item needs an id of its own.
+    for (const doc of docs)
+      ids.push((await runOperation(memoryAdd, ctx, {content: doc.content, allow_duplicate: true})).fact_id)
+    return ids
+  }
+  const ids = docs.map((doc) => newId(Date.parse(doc.createdAt)))
+  const lines = [
+    JSON.stringify({type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION}),
+    ...docs.map((doc, i) =>
+      JSON.stringify({
+        type: 'fact',
+        agent_id: AGENT,
+        id: ids[i],
+        content: doc.content,
+        tags: [],
+        created_at: doc.createdAt,
+        thread: doc.thread,
+      }),
+    ),
+  ]
+  const report = await importRecords(ctx, {text: lines.join('\n') + '\n'})
+  if (report.added.facts !== docs.length)
+    throw new Error(
+      `import added ${report.added.facts} of ${docs.length} facts: ${JSON.stringify(report.skipped.slice(0, 3))}`,
+    )
+  return ids
 }
 
 /**
@@ -92,16 +123,17 @@ export const memOperations: RetrieverKind = {
  * import; the time of the run and no thread on add): fast enough to switch each ranking
  * feature off in turn.
  */
-export function memIndex(name: string, tuning: Partial<Tuning> = {}): RetrieverKind {
+export function memIndex(name: string, tuning: Partial<Tuning> = {}, embedder?: Embedder): RetrieverKind {
   return {
     name,
     async open() {
       const index = new FactIndex(tuning)
       const content = new Map<string, string>()
+      let vectors: VectorIndex | undefined
       return {
         async load(docs, how) {
           const now = Date.now()
-          return docs.map((doc, i) => {
+          const ids = docs.map((doc, i) => {
             // Zero-padded so that id order is insertion order, like the store's ULIDs.
             const id = String(i).padStart(8, '0')
             const fact =
@@ -112,10 +144,17 @@ export function memIndex(name: string, tuning: Partial<Tuning> = {}): RetrieverK
             content.set(id, doc.content)
             return id
           })
+          if (embedder) {
+            const made = await embedder.embed(docs.map((d) => d.content))
+            vectors = new VectorIndex(made[0]!.length)
+            made.forEach((vector, i) => vectors!.add(ids[i]!, vector))
+          }
+          return ids
         },
         async search(query, limit) {
+          const dense = vectors && vectors.nearest((await embedder!.embed([query]))[0]!, NEAREST)
           return index
-            .search(query, {limit})
+            .search(query, {limit, dense})
             .map((h) => ({id: h.id, content: content.get(h.id)!, context: h.contextFor !== undefined}))
         },
         async close() {},
@@ -123,6 +162,9 @@ export function memIndex(name: string, tuning: Partial<Tuning> = {}): RetrieverK
     },
   }
 }
+
+/** As many facts nearest in meaning as the search layer blends (src/index/search-layer.ts). */
+const NEAREST = 50
 
 /** Plain BM25 with MiniSearch's defaults (no stopwords, stems, prefixes or typos): the baseline. */
 export const plainBm25 = miniSearch('baseline: plain BM25 (MiniSearch defaults)', {})

@@ -1,3 +1,4 @@
+import {openMeaning} from '../meaning/open-meaning.js'
 import {openStore} from '../store/open-store.js'
 import type {OperationContext} from '../ops/index.js'
 import {configDir} from './config-dir.js'
@@ -13,9 +14,12 @@ export function defaultAgent(flag: string | undefined): string {
 }
 
 /**
- * The store for a command (the files, or PostgreSQL under MEM_STORE); `longLived` for the
- * commands that keep running (mcp serve, browse). The caller closes the store when it ends.
+ * The store for a command (the files, or PostgreSQL under MEM_STORE), ranking by meaning too
+ * when it is on (src/meaning/); `longLived` for the commands that keep running (mcp serve,
+ * browse). The caller closes the store when it ends.
  */
 export function openContext(agentFlag?: string, longLived = false): OperationContext {
-  return {store: openStore(resolveHome(), {shortLived: !longLived}), defaultAgent: defaultAgent(agentFlag)}
+  const home = resolveHome()
+  const meaning = openMeaning(home, longLived)
+  return {store: openStore(home, {shortLived: !longLived, meaning}), defaultAgent: defaultAgent(agentFlag)}
 }

@@ -3,7 +3,7 @@ import type * as v from 'valibot'
 import type {agentList, checkpointList, checkpointResume, factHistory, factList, memorySearch} from '../ops/index.js'
 import {shownOf, type FactEntry} from '../ops/list.js'
 import {messagesHeading} from '../ops/resume.js'
-import {matchedText} from '../ops/search.js'
+import {matchedText, meaningNote} from '../ops/search.js'
 import {plural} from '../plural.js'
 import {unsearchable} from '../search/tokenize.js'
 import {highlight} from './render-highlight.js'
@@ -38,6 +38,11 @@ function threadNote(thread: string | undefined): string {
 /** A hit that came as context shares no word with the query: dimmed, with the match it came with. */
 function contextNote(contextFor: string | undefined): string {
   return contextFor === undefined ? '' : `  ${style('magenta', `↳ context for ${contextFor}`)}`
+}
+
+/** A hit found by meaning alone shares no word with the query: nothing to highlight, and said so. */
+function meaningMark(byMeaning: boolean | undefined): string {
+  return byMeaning === true ? `  ${style('blue', '≈ by meaning')}` : ''
 }
 
 /** Rows of columns, each column as wide as its widest cell; the last column is left ragged. */
@@ -81,8 +86,13 @@ function whyNothingFound(query: string): string {
 
 export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): string {
   const head = `${style('bold', plural(payload.count, 'fact'))} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}`
+  const note = meaningNote(payload.meaning)
+  const tail = note === undefined ? [] : [style('dim', note)]
   if (payload.count === 0)
-    return `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}${whyNothingFound(payload.query)}`
+    return [
+      `${style('yellow', 'No facts found')} for ${style('bold', `"${payload.query}"`)} ${style('dim', `· agent ${payload.agent_id}`)}${whyNothingFound(payload.query)}`,
+      ...tail,
+    ].join('\n')
   const rows = payload.facts.map((f, i) => [
     style('dim', `${i + 1}.`),
     style('dim', f.id),
@@ -90,15 +100,16 @@ export function renderSearch(payload: Payload<typeof memorySearch>, now: Date): 
     (f.context_for === undefined ? marked(f.content, payload.query) : style('dim', f.content)) +
       tagList(f.tags) +
       threadNote(f.thread) +
-      contextNote(f.context_for),
+      contextNote(f.context_for) +
+      meaningMark(f.by_meaning),
   ])
   const lines = table(rows).flatMap((l, i) => {
     const f = payload.facts[i]!
     return f.matched === undefined
       ? [`  ${l}`]
-      : [`  ${l}`, `      ${style('dim', matchedText(f.matched, f.context_for))}`]
+      : [`  ${l}`, `      ${style('dim', matchedText(f.matched, f.context_for, f.by_meaning))}`]
   })
-  return [head, ...lines].join('\n')
+  return [head, ...lines, ...tail].join('\n')
 }
 
 export function renderList(payload: Payload<typeof factList>, now: Date): string {

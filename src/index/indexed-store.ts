@@ -1,4 +1,5 @@
 import type {FactChanges, FactRecord} from '../store/store.js'
+import type {QuantizedVector} from '../meaning/vector-index.js'
 import type {EncodedIndex, IndexBytes} from './index-codec.js'
 
 /**
@@ -24,6 +25,8 @@ export interface IndexedStore {
   factsAt?(agent: string, ids: readonly string[], cursor: string): Promise<{moved: boolean; facts: FactRecord[]}>
   /** Where the index is kept between processes, so that one that starts loads it instead of indexing every fact. */
   keeper?: IndexKeeper
+  /** Where the facts' vectors of meaning are kept between processes (with meaning on); without it they live as long as the process. */
+  vectors?: VectorKeeper
 }
 
 /** An answer of the feed as the layer reads it: {@link FactChanges} with the facts possibly given as they are read. */
@@ -47,4 +50,39 @@ export interface IndexKeeper {
   load(agent: string, signature: string): Promise<IndexBytes | undefined>
   /** Saves the agent's index in place of the one saved (`index.stamp`: its cursor and signature). */
   save(agent: string, index: EncodedIndex): Promise<void>
+}
+
+/** A fact's vector of meaning, made by one embedder from its content, whose digest it names (src/meaning/). */
+export interface VectorRecord {
+  id: string
+  /** contentDigest (src/meaning/content-digest.ts) of the text embedded: tells a vector made from other content. */
+  digest: string
+  vector: Float32Array
+}
+
+/** A vector as kept: int8 components and the scale that makes them a unit vector, which the index takes as they are. */
+export interface KeptVector {
+  id: string
+  digest: string
+  quantized: QuantizedVector
+}
+
+/**
+ * Keeps each agent's vectors for the search layer, per embedder, as records appended as facts
+ * are embedded: derived data, which a process makes again when it is missing or does not read.
+ */
+export interface VectorKeeper {
+  /**
+   * The records of `embedder`'s vectors kept for the agent since `cursor` (an earlier answer's;
+   * none: all), in the order kept (an id may come twice: the later stands), and where the next
+   * read starts. `reset`: what was read before no longer stands (the vectors were replaced, or are
+   * another embedder's): the caller drops what it held and takes these instead.
+   */
+  read(
+    agent: string,
+    embedder: string,
+    cursor?: string,
+  ): Promise<{records: KeptVector[]; cursor: string; reset: boolean}>
+  /** Keeps `records`, made by `embedder`; false when they could not be kept (they are made again later). */
+  append(agent: string, embedder: string, dimensions: number, records: readonly VectorRecord[]): Promise<boolean>
 }

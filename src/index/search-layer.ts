@@ -1,13 +1,16 @@
 import {MemError} from '../errors.js'
 import {DamagedIndex} from '../search/damaged-index.js'
-import type {FactIndex, Hit} from '../search/fact-index.js'
+import type {DenseHit, FactIndex, Hit} from '../search/fact-index.js'
+import {AgentVectors} from '../meaning/agent-vectors.js'
+import type {Meaning, MeaningUse} from '../meaning/meaning.js'
 import {isLive, type FactRecord} from '../store/records.js'
 import {contextOf} from '../store/record-rules.js'
 import {loadFactIndex, SIGNATURE, type FactIndexType} from '../store/search-code.js'
-import type {ScoredFact, SearchQuery} from '../store/store.js'
+import type {ScoredFact, SearchAnswer, SearchQuery} from '../store/store.js'
 import {WarmCache, type WarmBudget} from '../store/warm-cache.js'
 import {decodeIndex, encodeIndex} from './index-codec.js'
-import type {FeedAnswer, IndexedStore} from './indexed-store.js'
+import type {FeedAnswer, IndexedStore, VectorRecord} from './indexed-store.js'
+import {VectorUpkeep, type EmbedProgress} from './vector-upkeep.js'
 
 /** One agent's index, as of the feed cursor `cursor` (undefined before the feed's first answer). */
 interface Warm {
@@ -19,6 +22,8 @@ interface Warm {
   replace?: boolean
   /** Lets go of the saved bytes a lazily loaded index reads from. */
   close?: () => void
+  /** With meaning on: the vectors of the agent's facts, read from the keeper once a search needs them. */
+  vectors?: AgentVectors
 }
 
 /** A warm agent whatever it holds: the index's first typed arrays and bookkeeping. */
@@ -30,6 +35,8 @@ const SAVE_MIN_FACTS = 1000
 const SAVE_AFTER_CHANGES = 200
 /** A search whose agent moved while its hits were read is run again, this many times in all. */
 const ATTEMPTS = 3
+/** How many facts nearest the query in meaning a search blends with its word matches (docs/search.md, "Meaning"). */
+const NEAREST = 50
 
 export interface LayerOptions {
   /** Which ranking code this is: the build's (see search-code.ts); without one nothing is saved or loaded. */
@@ -41,6 +48,8 @@ export interface LayerOptions {
   lazy?: boolean
   /** The budget the warm indexes share with the store's other warm state (one per process's store). */
   budget?: WarmBudget
+  /** Rank by meaning too (src/meaning/): off when absent, and every search is as with words alone. */
+  meaning?: Meaning
 }
 
 /**
@@ -60,6 +69,9 @@ export class SearchLayer {
 
   private readonly signature: string | undefined
   private readonly lazy: boolean
+  readonly meaning: Meaning | undefined
+  /** A long-running process's background embedding of the facts that have no vector yet. */
+  private readonly upkeep: VectorUpkeep | undefined
 
   constructor(
     private readonly store: IndexedStore,
@@ -67,6 +79,8 @@ export class SearchLayer {
   ) {
     this.signature = 'signature' in options ? options.signature : SIGNATURE
     this.lazy = options.lazy === true
+    this.meaning = options.meaning
+    this.upkeep = this.meaning?.options.longLived === true ? new VectorUpkeep(this, this.meaning) : undefined
     this.warm = new WarmCache<Warm>(
       (w) => AGENT_COST_BYTES + w.index.size * WARM_FACT_BYTES,
       (w) => w.close?.(),
@@ -74,7 +88,7 @@ export class SearchLayer {
     )
   }
 
-  async search(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+  async search(agent: string, query: SearchQuery): Promise<SearchAnswer> {
     const FactIndex = await loadFactIndex()
     for (let attempt = 1; ; attempt++) {
       try {
@@ -97,6 +111,20 @@ export class SearchLayer {
   async refresh(agent: string): Promise<void> {
     const FactIndex = await loadFactIndex()
     await this.save(agent, await this.caughtUp(agent, FactIndex))
+    this.wrote(agent)
+  }
+
+  /** The answer for an agent that holds nothing (none was written to). */
+  nothing(): SearchAnswer {
+    return this.meaning === undefined ? {hits: []} : {hits: [], meaning: {used: false, pending: 0}}
+  }
+
+  /**
+   * The agent's facts changed in this process: with meaning on in a long-running process, its
+   * new facts are embedded in the background.
+   */
+  wrote(agent: string): void {
+    this.upkeep?.schedule(agent)
   }
 
   /** One search, or undefined when the agent moved while its hits were read (and this was not the last attempt). */
@@ -105,36 +133,99 @@ export class SearchLayer {
     query: SearchQuery,
     attempt: number,
     FactIndex: FactIndexType,
-  ): Promise<ScoredFact[] | undefined> {
+  ): Promise<SearchAnswer | undefined> {
     const {text, ...options} = query
     const held = this.warm.peek(agent)
     // A held index is searched as it is when the hits' read says whether the agent moved since.
     const unchecked = attempt === 1 && held !== undefined && this.store.factsAt !== undefined
     const warm = unchecked ? held : await this.caughtUp(agent, FactIndex)
+    const sense = this.meaning === undefined ? undefined : await this.nearest(agent, warm, text)
     // Synchronous from here to the search: the index cannot move between its cursor and its hits.
     const cursor = warm.cursor
-    const hits = warm.index.search(text, options)
-    if (hits.length === 0 && !unchecked) return this.answer(agent, warm, [])
+    const hits = warm.index.search(text, sense?.dense === undefined ? options : {...options, dense: sense.dense})
+    const answer = (found: ScoredFact[]) => this.answer(agent, warm, found, sense?.use)
+    if (hits.length === 0 && !unchecked) return answer([])
     const read = await this.read(agent, hits, cursor)
     const records = new Map(read.facts.map((f) => [f.id, f]))
     const live = hits.every((hit) => found(records, hit))
-    if (!read.moved && live)
-      return this.answer(
-        agent,
-        warm,
-        hits.map((hit) => scored(hit, records.get(hit.id)!)),
-      )
+    if (!read.moved && live) return answer(hits.map((hit) => scored(hit, records.get(hit.id)!)))
     // The hits were read at the index's very cursor, and one is not live there: the index lies.
     if (!read.moved && this.store.factsAt !== undefined && cursor !== undefined)
       throw new MemError('internal', `the search index of agent "${agent}" named a fact the store does not hold`)
     // The agent moved between the index's cursor and the read: catch up and search again; the
     // last time, the hits still live are the answer (their records as read).
     if (attempt < ATTEMPTS) return undefined
-    return this.answer(
-      agent,
-      warm,
-      hits.flatMap((hit) => (found(records, hit) ? [scored(hit, records.get(hit.id)!)] : [])),
-    )
+    return answer(hits.flatMap((hit) => (found(records, hit) ? [scored(hit, records.get(hit.id)!)] : [])))
+  }
+
+  /**
+   * The facts nearest the query in meaning, and what to say of meaning: it takes no part while
+   * no fact has its vector (the model is not even loaded then) or the query has none.
+   */
+  private async nearest(agent: string, warm: Warm, text: string): Promise<{dense?: DenseHit[]; use: MeaningUse}> {
+    const vectors = await this.vectorsOf(agent, warm)
+    const pending = () => Math.max(0, warm.index.size - vectors.size)
+    if (pending() > 0) this.upkeep?.schedule(agent)
+    if (vectors.size === 0) return {use: {used: false, pending: pending(), why: 'no fact has its vector yet'}}
+    const query = await this.meaning!.queryVector(text)
+    if ('why' in query) return {use: {used: false, pending: pending(), why: query.why}}
+    const dense = vectors.nearest(query.vector, NEAREST)
+    if ('why' in dense) return {use: {used: false, pending: pending(), why: dense.why}}
+    return {dense, use: {used: true, pending: pending()}}
+  }
+
+  /** The agent's vectors, with those kept since the last read taken in. */
+  private async vectorsOf(agent: string, warm: Warm): Promise<AgentVectors> {
+    const embedder = this.meaning!.embedderId
+    if (warm.vectors?.embedder !== embedder) warm.vectors = new AgentVectors(embedder)
+    const held = warm.vectors
+    const keeper = this.store.vectors
+    if (keeper === undefined) return held
+    const read = await keeper.read(agent, embedder, held.cursor)
+    // Replaced while read (the feed reset the index, or another read ran): the newer one stands.
+    if (warm.vectors !== held) return warm.vectors ?? held
+    const vectors = read.reset ? new AgentVectors(embedder) : held
+    vectors.take(read.records, (id) => warm.index.has(id))
+    vectors.cursor = read.cursor
+    warm.vectors = vectors
+    return vectors
+  }
+
+  /**
+   * Up to `max` of the agent's live facts that have no vector yet, as they are now: what
+   * the embedding upkeep (vector-upkeep.ts) embeds next.
+   */
+  async pendingFacts(agent: string, max: number): Promise<{facts: FactRecord[]; pending: number}> {
+    const FactIndex = await loadFactIndex()
+    const warm = await this.caughtUp(agent, FactIndex)
+    const vectors = await this.vectorsOf(agent, warm)
+    const pending = Math.max(0, warm.index.size - vectors.size)
+    const ids: string[] = []
+    for (const id of warm.index.liveIds()) {
+      if (ids.length >= max) break
+      if (!vectors.has(id)) ids.push(id)
+    }
+    const facts = ids.length === 0 ? [] : await this.store.getFacts(agent, ids)
+    return {facts: facts.filter(isLive), pending}
+  }
+
+  /** Keeps vectors just made, and lets the agent's searches use them. False when the keeper could not keep them. */
+  async keepVectors(agent: string, dimensions: number, records: readonly VectorRecord[]): Promise<boolean> {
+    const embedder = this.meaning!.embedderId
+    const kept = (await this.store.vectors?.append(agent, embedder, dimensions, records)) ?? true
+    const warm = this.warm.peek(agent)
+    if (warm?.vectors?.embedder === embedder) warm.vectors.add(records.filter((r) => warm.index.has(r.id)))
+    return kept
+  }
+
+  /**
+   * Embeds every pending fact of the agent now (`mem embed`), with progress after each batch;
+   * stops early, keeping what is done, when `signal` aborts.
+   */
+  embedPending(agent: string, progress?: (at: EmbedProgress) => void, signal?: AbortSignal): Promise<EmbedProgress> {
+    if (this.meaning === undefined)
+      throw new MemError('invalid_input', 'meaning is off: turn it on with "mem meaning on"')
+    return new VectorUpkeep(this, this.meaning).run(agent, progress, signal)
   }
 
   /** How many agents' indexes are warm, and their estimated cost in bytes (for tests and diagnostics). */
@@ -142,9 +233,16 @@ export class SearchLayer {
     return this.warm.usage()
   }
 
-  /** Lets go of every warm index (the store is closing). */
+  /** Lets go of every warm index. */
   clear(): void {
     for (const agent of this.warm.agents()) this.drop(agent)
+  }
+
+  /** The store is closing: lets go of every warm index, stops embedding and closes the embedder. */
+  async close(): Promise<void> {
+    this.upkeep?.stop()
+    this.clear()
+    await this.meaning?.close()
   }
 
   private drop(agent: string): void {
@@ -201,10 +299,10 @@ export class SearchLayer {
   }
 
   /** Marks the agent used and saves its index when worth it, then gives the hits. */
-  private async answer(agent: string, warm: Warm, hits: ScoredFact[]): Promise<ScoredFact[]> {
+  private async answer(agent: string, warm: Warm, hits: ScoredFact[], meaning?: MeaningUse): Promise<SearchAnswer> {
     if (this.warm.peek(agent) === warm) this.warm.use(agent, warm)
     await this.save(agent, warm)
-    return hits
+    return meaning === undefined ? {hits} : {hits, meaning}
   }
 
   /**
@@ -234,11 +332,18 @@ function apply(warm: Warm, changes: FeedAnswer, FactIndex: FactIndexType): void 
     warm.close = undefined
     warm.index = new FactIndex()
     warm.unsaved = undefined
+    // Read again with the facts: which are live may have changed behind the feed's back.
+    warm.vectors = undefined
   }
   let count = 0
   for (const fact of changes.facts) {
-    if (isLive(fact)) warm.index.add(fact)
-    else warm.index.remove(fact.id)
+    if (isLive(fact)) {
+      warm.index.add(fact)
+      warm.vectors?.factLive(fact.id)
+    } else {
+      warm.index.remove(fact.id)
+      warm.vectors?.factGone(fact.id)
+    }
     count++
   }
   // Read after the facts: a store may give them as it reads them, and its cursor once done.

@@ -43,7 +43,32 @@ export const FactHit = v.object({
       ),
     ),
   ),
+  by_meaning: v.optional(
+    v.pipe(
+      v.literal(true),
+      v.description(
+        'Present when the fact shares no word with the query: meaning alone found it (only with meaning on, see meaning).',
+      ),
+    ),
+  ),
 })
+
+export const MeaningReport = v.pipe(
+  v.object({
+    used: v.pipe(
+      v.boolean(),
+      v.description('Whether meaning took part in this search; when not, words alone ranked it.'),
+    ),
+    pending: v.pipe(
+      v.number(),
+      v.description("How many of the agent's live facts still wait for their vectors: meaning cannot find them yet."),
+    ),
+    why: v.optional(v.pipe(v.string(), v.description('Why meaning took no part, when it did not.'))),
+  }),
+  v.description(
+    'Present only when meaning is on for this memory ("mem meaning on"): search ranks by meaning as well as words.',
+  ),
+)
 
 export const memorySearch = defineOperation({
   tool: 'memory_search',
@@ -96,11 +121,12 @@ export const memorySearch = defineOperation({
     query: v.string(),
     count: v.number(),
     facts: v.array(FactHit),
+    meaning: v.optional(MeaningReport),
   }),
   async handler(ctx, input) {
     checkRangeOrder(input)
     const agent_id = resolveAgent(ctx, input.agent_id)
-    const hits = await ctx.store.searchFacts(agent_id, {
+    const {hits, meaning} = await ctx.store.searchFacts(agent_id, {
       text: input.query,
       limit: input.limit,
       tags: input.tags,
@@ -109,7 +135,7 @@ export const memorySearch = defineOperation({
       partial: input.as_you_type,
       explain: input.explain,
     })
-    const facts = hits.map(({fact, score, contextFor, matched}) => ({
+    const facts = hits.map(({fact, score, contextFor, matched, byMeaning}) => ({
       id: fact.id,
       content: fact.content,
       tags: fact.tags,
@@ -118,25 +144,48 @@ export const memorySearch = defineOperation({
       ...(fact.thread === undefined ? {} : {thread: fact.thread}),
       ...(contextFor === undefined ? {} : {context_for: contextFor}),
       ...(matched === undefined ? {} : {matched: explainMatches(matched, fact.content, fact.tags, input.query)}),
+      ...(byMeaning === undefined ? {} : {by_meaning: byMeaning}),
     }))
-    return {agent_id, query: input.query, count: facts.length, facts}
+    return {agent_id, query: input.query, count: facts.length, facts, ...(meaning === undefined ? {} : {meaning})}
   },
   prose(payload) {
-    if (payload.count === 0) return `No facts found for "${payload.query}" (agent ${payload.agent_id}).`
+    const note = meaningNote(payload.meaning)
+    if (payload.count === 0)
+      return `No facts found for "${payload.query}" (agent ${payload.agent_id}).${note === undefined ? '' : `\n${note}`}`
     const lines = payload.facts.map(
       (f, i) =>
-        `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`})` +
-        (f.matched === undefined ? '' : `\n   ${matchedText(f.matched, f.context_for)}`),
+        `${i + 1}. ${f.content}${f.tags.length > 0 ? ` [${f.tags.join(', ')}]` : ''} (id ${f.id}${f.context_for === undefined ? '' : `; context for ${f.context_for}`}${f.by_meaning === true ? '; by meaning' : ''})` +
+        (f.matched === undefined ? '' : `\n   ${matchedText(f.matched, f.context_for, f.by_meaning)}`),
     )
     return [
       `Found ${plural(payload.count, 'fact')} for "${payload.query}" (agent ${payload.agent_id}):`,
       ...lines,
+      ...(note === undefined ? [] : [note]),
     ].join('\n')
   },
 })
 
+/**
+ * What a search with meaning on says of it, on a line of its own after the hits: nothing when
+ * meaning took part and no fact waits for its vector.
+ */
+export function meaningNote(meaning: v.InferOutput<typeof MeaningReport> | undefined): string | undefined {
+  if (meaning === undefined) return undefined
+  const waiting =
+    meaning.pending === 0
+      ? undefined
+      : `${plural(meaning.pending, 'fact')} still without vectors (mem embed makes them)`
+  if (meaning.used) return waiting === undefined ? undefined : `Meaning: ${waiting}.`
+  return `Meaning took no part, words alone ranked this: ${meaning.why ?? 'no vectors'}${waiting === undefined ? '' : `; ${waiting}`}.`
+}
+
 /** Why a hit came back, on a line of its own under it (only with explain). */
-export function matchedText(matched: readonly Matched[], contextFor: string | undefined): string {
+export function matchedText(
+  matched: readonly Matched[],
+  contextFor: string | undefined,
+  byMeaning: boolean | undefined,
+): string {
+  if (matched.length === 0 && byMeaning === true) return 'matched no word: found by meaning'
   if (matched.length === 0)
     return contextFor === undefined ? 'matched no word' : `matched no word: context for ${contextFor}`
   return `matched ${matched.map((m) => (m.how === 'exact' ? `${m.word} (exact)` : `${m.word} (${m.how}: ${m.fact_word})`)).join(', ')}`

@@ -1,5 +1,6 @@
 import {Accumulator} from './accumulator.js'
-import {rankingFeatures, type Ranking, type RankingFeature} from './features/index.js'
+import {rankingFeatures, type DenseSlots, type Ranking, type RankingFeature} from './features/index.js'
+import type {BlendShares} from './features/meaning-blend.js'
 import {
   InvertedIndex,
   postingsOf,
@@ -47,6 +48,18 @@ export interface SearchOptions {
   partial?: boolean
   /** Say of each hit which query words it matched and how ({@link Hit.matched}). */
   explain?: boolean
+  /**
+   * With meaning on: the facts nearest the query in meaning and their cosine similarity, nearest
+   * first (src/meaning/); blended with the word scores, and a fact found by them alone is returned
+   * marked {@link Hit.byMeaning}. Ids the index does not hold as live are passed over.
+   */
+  dense?: readonly DenseHit[]
+}
+
+/** A fact near the query in meaning: its id and cosine similarity to the query. */
+export interface DenseHit {
+  id: string
+  similarity: number
 }
 
 /** A query word a hit matched: as typed, how, and the term of the fact it reached (see explain.ts for the fact's word). */
@@ -64,6 +77,8 @@ export interface Hit {
   contextFor?: string
   /** With `explain`: the query words the fact matched, in query order (none for a hit that came as context). */
   matched?: HitWord[]
+  /** Set when the fact shares no word with the query: it was found by meaning alone. */
+  byMeaning?: true
 }
 
 /**
@@ -86,6 +101,8 @@ export interface Tuning extends LooseRules {
   weakWords: readonly string[]
   /** A query word in more than this share of the live facts is common, as a weak word is. 1: none is. */
   commonShare: number
+  /** How word scores and meaning blend, when a search is given the facts near it in meaning (words 1: off). */
+  meaning: BlendShares
 }
 
 export const DEFAULT_TUNING: Readonly<Tuning> = {
@@ -117,6 +134,11 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   dateBoost: 2,
   weakWords: WEAK_VERBS,
   commonShare: COMMON_SHARE,
+  // Words weigh 0.85, meaning 0.15: chosen on LoCoMo turns, where more weight on meaning cost
+  // recall; it lifts locomo-facts most. A fact no word matched is returned from a cosine of 0.3:
+  // with the model shipped, unrelated facts mostly fall below it and paraphrases mostly above
+  // (docs/search.md, "Meaning").
+  meaning: {words: 0.85, floor: 0.3},
 }
 
 /**
@@ -194,6 +216,14 @@ export class FactIndex {
     return this.ids.find(id) !== undefined
   }
 
+  /** The ids of the live facts, oldest slot first. */
+  *liveIds(): Generator<string> {
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      const id = this.ids.get(slot)
+      if (id !== undefined) yield id
+    }
+  }
+
   add(fact: IndexedFact): void {
     const content = analyzeWords(fact.content)
     const tags = analyzeWords(fact.tags.join(' '))
@@ -255,6 +285,8 @@ export class FactIndex {
         contextFor: new Map(),
         accept,
         asksAbout: this.asksAbout(terms),
+        dense: this.denseSlots(options.dense),
+        byMeaning: new Set(),
         facts: {
           times: this.times,
           prev: this.threads.prev,
@@ -264,7 +296,7 @@ export class FactIndex {
       }
       for (const feature of this.features) feature.apply(ranking)
 
-      const {candidates, scores, contextFor} = ranking
+      const {candidates, scores, contextFor, byMeaning} = ranking
       for (const slot of candidates) scores[slot] = round(scores[slot]!)
       const order = topK(candidates.length, limit, (a, b) =>
         this.ranksBefore(candidates[a]!, scores[candidates[a]!]!, candidates[b]!, scores[candidates[b]!]!),
@@ -278,12 +310,27 @@ export class FactIndex {
             lender === undefined
               ? this.index.matchesOf(slot).map(({q, way, term}) => ({word: words[q]!.word.surface, way, term}))
               : []
+        if (byMeaning.has(slot)) hit.byMeaning = true
         return lender === undefined ? hit : {...hit, contextFor: this.ids.get(lender)!}
       })
     } finally {
       // Clears every candidate's score, those a feature brought in too.
       acc.reset()
     }
+  }
+
+  /** The live slots of the facts near the query in meaning, nearest first. */
+  private denseSlots(dense: readonly DenseHit[] | undefined): DenseSlots | undefined {
+    if (dense === undefined) return undefined
+    const slots: number[] = []
+    const similarity: number[] = []
+    for (const hit of dense) {
+      const slot = this.ids.find(hit.id)
+      if (slot === undefined) continue
+      slots.push(slot)
+      similarity.push(hit.similarity)
+    }
+    return {slots, similarity}
   }
 
   /**

@@ -36,6 +36,7 @@ export class DeferredStore implements Store {
   listAgents: Store['listAgents'] = async () => (await this.store()).listAgents()
   agentsHolding: Store['agentsHolding'] = async (...args) => (await this.store()).agentsHolding(...args)
   importRecords: Store['importRecords'] = async (...args) => (await this.store()).importRecords(...args)
+  embedPending: Store['embedPending'] = async (...args) => (await this.store()).embedPending(...args)
 
   async close(): Promise<void> {
     if (this.closed) return

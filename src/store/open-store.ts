@@ -1,11 +1,14 @@
 import {DeferredStore} from './deferred-store.js'
 import {FileStore} from './file/file-store.js'
 import {checkPostgresUrl} from './postgres/url.js'
+import type {Meaning} from '../meaning/meaning.js'
 import type {Store} from './store.js'
 
 export interface StoreOptions {
   /** The process runs one operation and exits (the CLI); see FileStore. */
   shortLived?: boolean
+  /** Rank by meaning too, with this process's embedder (src/meaning/); absent: words alone. */
+  meaning?: Meaning
 }
 
 /**

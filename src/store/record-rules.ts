@@ -17,11 +17,12 @@ export function threadOf(fact: NewFact): {thread?: string} {
   return fact.thread === undefined ? {} : {thread: fact.thread}
 }
 
-/** What a hit says besides its fact and score: the match it came as context of, and with `explain` the words it matched. */
-export function contextOf(hit: Hit): Pick<ScoredFact, 'contextFor' | 'matched'> {
+/** What a hit says besides its fact and score: the match it came as context of, whether meaning alone found it, and with `explain` the words it matched. */
+export function contextOf(hit: Hit): Pick<ScoredFact, 'contextFor' | 'matched' | 'byMeaning'> {
   return {
     ...(hit.contextFor === undefined ? {} : {contextFor: hit.contextFor}),
     ...(hit.matched === undefined ? {} : {matched: hit.matched}),
+    ...(hit.byMeaning === undefined ? {} : {byMeaning: hit.byMeaning}),
   }
 }
 

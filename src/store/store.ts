@@ -1,4 +1,6 @@
 import {MemError} from '../errors.js'
+import type {EmbedProgress} from '../index/vector-upkeep.js'
+import type {MeaningUse} from '../meaning/meaning.js'
 import type {HitWord} from '../search/fact-index.js'
 import type {CheckpointRecord, FactRecord} from './records.js'
 
@@ -48,6 +50,15 @@ export interface ScoredFact {
   contextFor?: string
   /** With `explain`: the query words the fact matched (none for a hit that came as context). */
   matched?: HitWord[]
+  /** The fact shares no word with the query: meaning alone found it. */
+  byMeaning?: true
+}
+
+/** A search's hits, best first, and with meaning on what it says of meaning. */
+export interface SearchAnswer {
+  hits: ScoredFact[]
+  /** Present only with meaning on (src/meaning/): whether it took part, and how many facts wait for their vectors. */
+  meaning?: MeaningUse
 }
 
 /**
@@ -63,7 +74,7 @@ export interface Store {
    * one is returned, under the same lock.
    */
   addFact(agent: string, fact: NewFact, options?: AddOptions): Promise<AddedFact>
-  searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]>
+  searchFacts(agent: string, query: SearchQuery): Promise<SearchAnswer>
   getFact(agent: string, id: string): Promise<FactRecord>
   /** Writes `next` and marks every id in `ids` superseded by it. */
   supersede(agent: string, ids: string[], next: NewFact & {reason?: string}): Promise<FactRecord>
@@ -100,6 +111,12 @@ export interface Store {
    * delete facts that are still live. Returns the ids it added and marked.
    */
   importRecords(agent: string, records: ImportBatch, options?: ImportOptions): Promise<ImportResult>
+  /**
+   * With meaning on: makes the vectors of the agent's facts that have none (`mem embed`),
+   * calling `progress` after each batch, and stops early, keeping what is done, when `signal`
+   * aborts. Throws `invalid_input` with meaning off.
+   */
+  embedPending(agent: string, progress?: (at: EmbedProgress) => void, signal?: AbortSignal): Promise<EmbedProgress>
   /**
    * Lets go of what the store holds open (the database's connections); called once when a
    * command or server ends. The store is not used after it.

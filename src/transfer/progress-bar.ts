@@ -2,14 +2,14 @@ import cliProgress from 'cli-progress'
 
 import type {OnProgress} from './progress.js'
 
-/** Below this many items a bar would only flicker. */
+/** Below this many items a bar would only flicker (for work as quick per item as an import's). */
 const MIN_TOTAL = 1000
 
 /**
  * A progress bar on stderr with rate and ETA, drawn only for a person at a terminal:
  * nothing when stderr is piped or the output is --json. One bar per phase.
  */
-export function progressBar(enabled: boolean): {onProgress: OnProgress; stop: () => void} {
+export function progressBar(enabled: boolean, minTotal = MIN_TOTAL): {onProgress: OnProgress; stop: () => void} {
   if (!enabled || !process.stderr.isTTY) return {onProgress: () => {}, stop: () => {}}
   let bar: cliProgress.SingleBar | undefined
   let phase = ''
@@ -19,7 +19,7 @@ export function progressBar(enabled: boolean): {onProgress: OnProgress; stop: ()
     bar = undefined
   }
   const onProgress: OnProgress = (name, done, total) => {
-    if (total < MIN_TOTAL) return
+    if (total < minTotal) return
     if (name !== phase) {
       stop()
       phase = name

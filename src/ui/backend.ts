@@ -23,6 +23,8 @@ export interface FactRow {
   thread?: string
   /** Set on a search hit that matched nothing itself: the matching fact of its thread it came with. */
   context_for?: string
+  /** Set on a search hit that shares no word with the query: meaning alone found it. */
+  by_meaning?: true
 }
 /** Rows `offset` on of a list of `count`: the agent's facts newest first, or the results of a search. */
 export interface FactsPage {
@@ -31,8 +33,11 @@ export interface FactsPage {
   count: number
   /** For a listing: the agent's live facts (`count` again). A search leaves this to {@link Backend.liveFacts}. */
   live?: number
-  /** For a search: how many results matched themselves (the rest came as context of their threads), and whether search stopped at its limit. */
-  search?: {matches: number; capped: boolean}
+  /**
+   * For a search: how many results matched themselves, how many meaning alone found (the rest
+   * came as context of their threads), and whether search stopped at its limit.
+   */
+  search?: {matches: number; capped: boolean; byMeaning?: number}
   /** For a listing of an agent that has stored nothing at all: `no agent alcie; known agents: alice, team`, as the CLI says it. */
   unknown?: string
 }
@@ -83,8 +88,14 @@ export function operationsBackend(ctx: OperationContext): Backend {
       }
       const limit = Math.min(page.limit, SEARCH_LIMIT)
       const {facts} = await runOperation(memorySearch, ctx, {agent_id: agent, query, limit, as_you_type: true})
-      const matches = facts.filter((f) => f.context_for === undefined).length
-      return {facts, offset: 0, count: facts.length, search: {matches, capped: facts.length >= limit}}
+      const byMeaning = facts.filter((f) => f.by_meaning === true).length
+      const matches = facts.filter((f) => f.context_for === undefined).length - byMeaning
+      return {
+        facts,
+        offset: 0,
+        count: facts.length,
+        search: {matches, capped: facts.length >= limit, ...(byMeaning > 0 ? {byMeaning} : {})},
+      }
     },
     liveFacts: async (agent) => (await runOperation(factList, ctx, {agent_id: agent, limit: 1})).total,
     history: (agent, factId) => runOperation(factHistory, ctx, {agent_id: agent, fact_id: factId}),

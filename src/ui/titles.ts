@@ -13,7 +13,7 @@ export function plural(n: number, one: string, many: string): string {
  * What the header says of the list, every count true: "5,001 facts"; while searching,
  * "37 matches of 5,001 facts", or "the best 100 matches of 5,001 facts" when the search stopped
  * at its limit and more may match. Results that came only as context of a matching fact's
- * thread are counted apart from the matches.
+ * thread, and those found by meaning alone, are counted apart from the matches.
  */
 export function factsTitle(list: {
   loaded: boolean
@@ -23,9 +23,10 @@ export function factsTitle(list: {
 }): string {
   if (!list.loaded) return 'facts'
   if (!list.search) return plural(list.count, 'fact', 'facts')
-  const {matches, capped} = list.search
-  const context = list.count - matches
+  const {matches, capped, byMeaning = 0} = list.search
+  const context = list.count - matches - byMeaning
   const found = `${capped ? 'the best ' : ''}${plural(matches, 'match', 'matches')}`
   const threads = context > 0 ? ` (+${counted(context)} from their threads)` : ''
-  return `${found}${threads}${list.live === undefined ? '' : ` of ${plural(list.live, 'fact', 'facts')}`}`
+  const meaning = byMeaning > 0 ? ` (+${counted(byMeaning)} by meaning)` : ''
+  return `${found}${threads}${meaning}${list.live === undefined ? '' : ` of ${plural(list.live, 'fact', 'facts')}`}`
 }

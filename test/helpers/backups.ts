@@ -17,7 +17,7 @@ export async function backupHome(home: string): Promise<() => Promise<void>> {
 
 /** mem's tables copied aside, and put back in place of what they hold then. */
 export async function backupDatabase(url: string): Promise<() => Promise<void>> {
-  const tables = ['mem_agents', 'mem_facts', 'mem_checkpoints', 'mem_search_index']
+  const tables = ['mem_agents', 'mem_facts', 'mem_checkpoints', 'mem_search_index', 'mem_vectors']
   for (const t of tables) await sql(url, `DROP TABLE IF EXISTS backup_${t}; CREATE TABLE backup_${t} AS TABLE ${t}`)
   return async () => {
     await sql(

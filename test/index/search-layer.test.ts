@@ -139,7 +139,11 @@ const BACKINGS: {name: string; make(): Promise<Backing>}[] = [
 /** Every query of QUERIES gives exactly what the store's own search gives. */
 async function sameAsStore(layer: SearchLayer, store: Store): Promise<void> {
   for (const query of QUERIES)
-    assert.deepEqual(await layer.search('alice', query), await store.searchFacts('alice', query), JSON.stringify(query))
+    assert.deepEqual(
+      (await layer.search('alice', query)).hits,
+      (await store.searchFacts('alice', query)).hits,
+      JSON.stringify(query),
+    )
 }
 
 for (const backing of BACKINGS)
@@ -170,8 +174,8 @@ for (const backing of BACKINGS)
       await other.addFact('alice', {content: 'kubernetes deploy moved to monday', tags: []})
       await other.importRecords('alice', {facts: corpus(50, 2), checkpoints: []})
       await sameAsStore(layer, store)
-      assert.ok((await layer.search('alice', {text: 'burrs', limit: 5})).some((hit) => hit.fact.id === added.id))
-      const tomato = await layer.search('alice', {text: 'tomato', limit: 100})
+      assert.ok((await layer.search('alice', {text: 'burrs', limit: 5})).hits.some((hit) => hit.fact.id === added.id))
+      const tomato = (await layer.search('alice', {text: 'tomato', limit: 100})).hits
       assert.ok(!tomato.some((hit) => hit.fact.id === live[3]!.id))
     })
 
@@ -181,11 +185,11 @@ for (const backing of BACKINGS)
       const layer = new SearchLayer(feedOf(await b.open()))
       const lost = await store.addFact('alice', {content: 'zanzibar ferry timetable', tags: []})
       assert.deepEqual(
-        (await layer.search('alice', {text: 'zanzibar', limit: 5})).map((h) => h.fact.id),
+        (await layer.search('alice', {text: 'zanzibar', limit: 5})).hits.map((h) => h.fact.id),
         [lost.id],
       )
       await restore()
-      assert.deepEqual(await layer.search('alice', {text: 'zanzibar', limit: 5}), [])
+      assert.deepEqual((await layer.search('alice', {text: 'zanzibar', limit: 5})).hits, [])
       await sameAsStore(layer, store)
     })
 
@@ -226,7 +230,7 @@ for (const backing of BACKINGS)
       for (const id of gone)
         calls.push(layer.search('alice', {text: 'coffee', limit: 200}), writer.deleteFact('alice', id))
       await Promise.all(calls)
-      const hits = await layer.search('alice', {text: 'coffee', limit: 200})
+      const hits = (await layer.search('alice', {text: 'coffee', limit: 200})).hits
       assert.ok(hits.length > 0)
       assert.ok(hits.every((hit) => !gone.has(hit.fact.id)))
       await sameAsStore(layer, store)

@@ -244,7 +244,7 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         const a = await store.addFact('alice', {content: 'The kubernetes cluster runs on hetzner', tags: ['infra']})
         const b = await store.addFact('alice', {content: 'kubernetes upgrades happen on fridays', tags: []})
         await store.addFact('alice', {content: 'lunch is at noon', tags: []})
-        const hits = await store.searchFacts('alice', {text: 'kubernetes cluster', limit: 10})
+        const hits = (await store.searchFacts('alice', {text: 'kubernetes cluster', limit: 10})).hits
         assert.deepEqual(
           hits.map((h) => h.fact.id),
           [a.id, b.id],
@@ -254,7 +254,7 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         await store.deleteFact('alice', a.id)
         const v2 = await store.supersede('alice', [b.id], {content: 'kubernetes upgrades happen on mondays', tags: []})
         assert.deepEqual(
-          (await store.searchFacts('alice', {text: 'kubernetes', limit: 10})).map((h) => h.fact),
+          (await store.searchFacts('alice', {text: 'kubernetes', limit: 10})).hits.map((h) => h.fact),
           [v2],
         )
       })
@@ -263,38 +263,38 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         const a = await store.addFact('alice', {content: 'coffee beans from kenya', tags: ['food', 'coffee']})
         await new Promise((r) => setTimeout(r, 5))
         const b = await store.addFact('alice', {content: 'coffee grinder is a comandante', tags: ['coffee']})
-        const tagged = await store.searchFacts('alice', {text: 'coffee', limit: 10, tags: ['food']})
+        const tagged = (await store.searchFacts('alice', {text: 'coffee', limit: 10, tags: ['food']})).hits
         assert.deepEqual(
           tagged.map((h) => h.fact.id),
           [a.id],
         )
-        const since = await store.searchFacts('alice', {text: 'coffee', limit: 10, since: b.created_at})
+        const since = (await store.searchFacts('alice', {text: 'coffee', limit: 10, since: b.created_at})).hits
         assert.deepEqual(
           since.map((h) => h.fact.id),
           [b.id],
         )
-        const until = await store.searchFacts('alice', {text: 'coffee', limit: 10, until: b.created_at})
+        const until = (await store.searchFacts('alice', {text: 'coffee', limit: 10, until: b.created_at})).hits
         assert.deepEqual(
           until.map((h) => h.fact.id),
           [a.id],
         )
-        assert.equal((await store.searchFacts('alice', {text: 'coffee', limit: 1})).length, 1)
-        assert.equal((await store.searchFacts('alice', {text: 'coff', limit: 10, partial: true})).length, 2)
+        assert.equal((await store.searchFacts('alice', {text: 'coffee', limit: 1})).hits.length, 1)
+        assert.equal((await store.searchFacts('alice', {text: 'coff', limit: 10, partial: true})).hits.length, 2)
       })
 
       it('gives the context of a thread with the fact it came with', async () => {
         await store.addFact('alice', {content: 'What concert did you see?', tags: [], thread: 'c'})
         const reply = await store.addFact('alice', {content: 'It was Matt Patterson!', tags: [], thread: 'c'})
-        const hits = await store.searchFacts('alice', {text: 'concert', limit: 5})
+        const hits = (await store.searchFacts('alice', {text: 'concert', limit: 5})).hits
         assert.ok(hits.some((h) => h.fact.id === reply.id && h.contextFor !== undefined))
       })
 
       it('with explain, says which query word each hit matched, how, and the term it reached', async () => {
         const a = await store.addFact('alice', {content: 'The kubernetes cluster was deployed', tags: ['infra']})
         const b = await store.addFact('alice', {content: 'deploys go out on fridays', tags: []})
-        const plain = await store.searchFacts('alice', {text: 'deploys kube infra', limit: 10})
+        const plain = (await store.searchFacts('alice', {text: 'deploys kube infra', limit: 10})).hits
         assert.ok(plain.every((h) => h.matched === undefined))
-        const hits = await store.searchFacts('alice', {text: 'deploys kube infra', limit: 10, explain: true})
+        const hits = (await store.searchFacts('alice', {text: 'deploys kube infra', limit: 10, explain: true})).hits
         assert.deepEqual(
           hits.map((h) => [h.fact.id, h.matched]),
           [
@@ -312,18 +312,18 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
       })
 
       it('an agent nobody wrote to has nothing to find, and is not made an agent by searching', async () => {
-        assert.deepEqual(await store.searchFacts('nobody', {text: 'anything', limit: 5}), [])
+        assert.deepEqual((await store.searchFacts('nobody', {text: 'anything', limit: 5})).hits, [])
         assert.deepEqual(await store.listAgents(), [])
       })
 
       it('a store that searched sees what another store wrote since', async () => {
         const other = open()
         const a = await store.addFact('alice', {content: 'the wifi password is on the fridge', tags: []})
-        assert.equal((await other.searchFacts('alice', {text: 'wifi', limit: 5})).length, 1)
+        assert.equal((await other.searchFacts('alice', {text: 'wifi', limit: 5})).hits.length, 1)
         const b = await store.addFact('alice', {content: 'the wifi router is in the attic', tags: []})
         await store.deleteFact('alice', a.id)
         assert.deepEqual(
-          (await other.searchFacts('alice', {text: 'wifi', limit: 5})).map((h) => h.fact.id),
+          (await other.searchFacts('alice', {text: 'wifi', limit: 5})).hits.map((h) => h.fact.id),
           [b.id],
         )
       })
@@ -336,8 +336,8 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
             await store.searchFacts('alice', {text: 'gardens', limit: 50})
           }),
         )
-        const warm = await store.searchFacts('alice', {text: 'gardens', limit: 50})
-        const fresh = await open().searchFacts('alice', {text: 'gardens', limit: 50})
+        const warm = (await store.searchFacts('alice', {text: 'gardens', limit: 50})).hits
+        const fresh = (await open().searchFacts('alice', {text: 'gardens', limit: 50})).hits
         assert.equal(warm.length, 20)
         assert.deepEqual(warm, fresh)
       })
@@ -456,7 +456,7 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         assert.deepEqual(visited, [a, b, c], 'eachFact visits what listFacts lists, in its order')
         assert.deepEqual(await store.listCheckpoints('alice'), [cp])
         assert.deepEqual(
-          (await store.searchFacts('alice', {text: 'sailing', limit: 10})).map((h) => h.fact.id).sort(),
+          (await store.searchFacts('alice', {text: 'sailing', limit: 10})).hits.map((h) => h.fact.id).sort(),
           [a.id, c.id],
         )
 
@@ -475,7 +475,7 @@ export function describeStore(name: string, makeBacking: () => Promise<Backing>)
         assert.deepEqual(await store.getFact('alice', a.id), {...a, ...mark})
         assert.deepEqual(await store.getFact('alice', b.id), b)
         assert.deepEqual(
-          (await open().searchFacts('alice', {text: 'sailing', limit: 10})).map((h) => h.fact.id).sort(),
+          (await open().searchFacts('alice', {text: 'sailing', limit: 10})).hits.map((h) => h.fact.id).sort(),
           [c.id, d.id],
         )
       })

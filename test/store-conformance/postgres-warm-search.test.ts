@@ -25,7 +25,7 @@ describe('PostgreSQL: a warm search sees what another server changed', function 
   })
 
   const contents = async (store: PostgresStore, text: string): Promise<string[]> =>
-    (await store.searchFacts('team', {text, limit: 10})).map((h) => h.fact.content)
+    (await store.searchFacts('team', {text, limit: 10})).hits.map((h) => h.fact.content)
 
   it('a fact deleted or replaced on another server is not served, its replacement is', async () => {
     const kept = await one.addFact('team', {content: 'The staging cluster runs in Frankfurt', tags: []})
@@ -43,7 +43,7 @@ describe('PostgreSQL: a warm search sees what another server changed', function 
     const after = await contents(one, 'staging cluster')
     assert.deepEqual(after.sort(), [kept.content, 'The staging cluster has five nodes'].sort())
     // A hit's record is the one the database holds now, not the one the index was made from.
-    const [hit] = await one.searchFacts('team', {text: 'Frankfurt', limit: 5})
+    const [hit] = (await one.searchFacts('team', {text: 'Frankfurt', limit: 5})).hits
     assert.deepEqual(hit?.fact, await two.getFact('team', kept.id))
   })
 

@@ -74,8 +74,8 @@ describe('PostgreSQL ranks exactly as the files', function () {
       const compare = async () => {
         for (const text of [...queries, 'what concert on march 3?', 'kube', 'coffe grnder'])
           for (const o of options) {
-            const want = await files.searchFacts('alice', {text, ...o})
-            const got = await db.searchFacts('alice', {text, ...o})
+            const want = (await files.searchFacts('alice', {text, ...o})).hits
+            const got = (await db.searchFacts('alice', {text, ...o})).hits
             assert.deepEqual(got, want, `${text} ${JSON.stringify(o)}`)
           }
       }
@@ -120,7 +120,7 @@ describe('PostgreSQL ranks exactly as the files', function () {
       const fresh = async (text: string) => {
         const s = await PostgresStore.open(url)
         try {
-          return (await s.searchFacts('alice', {text, limit: 20})).map((h) => ({id: h.fact.id, score: h.score}))
+          return (await s.searchFacts('alice', {text, limit: 20})).hits.map((h) => ({id: h.fact.id, score: h.score}))
         } finally {
           await s.close()
         }

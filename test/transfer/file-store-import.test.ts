@@ -54,7 +54,7 @@ describe('FileStore.importRecords', () => {
       all.find((f) => f.id === facts[3]!.id),
       facts[3],
     )
-    const hits = await other.searchFacts('alice', {text: 'Fact number 1', limit: 100, tags: ['bulk']})
+    const hits = (await other.searchFacts('alice', {text: 'Fact number 1', limit: 100, tags: ['bulk']})).hits
     assert.ok(
       !hits.some((hit) => hit.fact.id === facts[1]!.id || hit.fact.id === facts[3]!.id),
       'superseded and deleted facts stay out of search',
@@ -84,7 +84,7 @@ describe('FileStore.importRecords', () => {
       assert.equal(all.length, 1002, 'the appended fact is kept when its segment is marked too')
       assert.equal(all.find((f) => f.id === old[0]!.id)?.superseded_by, next.id)
       assert.equal(all.find((f) => f.id === old[1000]!.id)?.reason, 'wrong')
-      const hits = await s.searchFacts('erin', {text: 'Fact number 0', limit: 100})
+      const hits = (await s.searchFacts('erin', {text: 'Fact number 0', limit: 100})).hits
       assert.ok(!hits.some((hit) => hit.fact.id === old[0]!.id), 'a marked fact leaves the index')
     }
     const again = await store.importRecords('erin', {
@@ -109,7 +109,7 @@ describe('FileStore.importRecords', () => {
     assert.deepEqual(again.facts, [later.id])
     const other = new FileStore(h.home)
     assert.equal((await other.listFacts('gina')).length, 6001)
-    const hits = await other.searchFacts('gina', {text: 'Fact number 4321', limit: 1})
+    const hits = (await other.searchFacts('gina', {text: 'Fact number 4321', limit: 1})).hits
     assert.equal(hits[0]?.fact.id, facts[4321]!.id)
   })
 

@@ -42,6 +42,19 @@ export interface Ranking {
   /** Facts this search may return (undefined: all may); a feature must not bring in others. */
   readonly accept: ((slot: number) => boolean) | undefined
   readonly facts: FactDetails
+  /**
+   * With meaning on: the live facts nearest the query in meaning, by slot, and the cosine
+   * similarity of each, nearest first (see meaning-blend.ts). Undefined: words alone rank.
+   */
+  readonly dense: DenseSlots | undefined
+  /** The candidates a feature brought in by meaning alone: they share no word with the query. */
+  readonly byMeaning: Set<number>
+}
+
+/** Facts by slot with their cosine similarity to the query, nearest first. */
+export interface DenseSlots {
+  slots: number[]
+  similarity: number[]
 }
 
 /**

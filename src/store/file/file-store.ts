@@ -3,6 +3,8 @@ import {join} from 'node:path'
 
 import {MemError} from '../../errors.js'
 import {SearchLayer} from '../../index/search-layer.js'
+import type {EmbedProgress} from '../../index/vector-upkeep.js'
+import type {Meaning} from '../../meaning/meaning.js'
 import {type CheckpointRecord, type FactRecord, isLive} from '../records.js'
 import {checkpointRecord, factRecord, knownFact, liveFact, now, supersedingRecord} from '../record-rules.js'
 import {WarmBudget} from '../warm-cache.js'
@@ -16,7 +18,7 @@ import type {
   NewCheckpoint,
   NewFact,
   RecordKind,
-  ScoredFact,
+  SearchAnswer,
   SearchQuery,
   Store,
 } from '../store.js'
@@ -25,6 +27,7 @@ import {CHECKPOINT_SEGMENT, FACT_SEGMENT} from './collections.js'
 import {duplicateOf} from './duplicate-guard.js'
 import {mayHoldRecord} from './id-scan.js'
 import {indexKeeper} from './index-keeper.js'
+import {vectorKeeper} from './vector-keeper.js'
 import {holdsEveryFact, modeOf, type Mode} from './mode.js'
 import {saveImportDigests, settleImport, writeImport} from './import-batch.js'
 import {isFolderEntry} from './links.js'
@@ -51,7 +54,7 @@ export class FileStore implements Store {
    */
   constructor(
     readonly home: string,
-    private readonly options: {shortLived?: boolean} = {},
+    private readonly options: {shortLived?: boolean; meaning?: Meaning} = {},
   ) {
     // One budget for the agents' files and their search indexes (src/store/warm-cache.ts).
     const budget = new WarmBudget()
@@ -62,8 +65,9 @@ export class FileStore implements Store {
         getFacts: (agent, ids) => this.getFacts(agent, ids),
         factsAt: async (agent, ids, cursor) => this.agents.get(agent).factsAt(ids, cursor),
         keeper: indexKeeper((agent) => this.agents.get(agent).dir),
+        vectors: vectorKeeper((agent) => this.agents.get(agent).dir),
       },
-      {lazy: options.shortLived === true, budget},
+      {lazy: options.shortLived === true, budget, meaning: options.meaning},
     )
   }
 
@@ -96,14 +100,14 @@ export class FileStore implements Store {
       const record = factRecord(tx.nextFactId(), fact, now())
       tx.appendFact(record)
       return record
-    })
+    }).finally(() => this.search.wrote(agent))
   }
 
-  async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
+  async searchFacts(agent: string, query: SearchQuery): Promise<SearchAnswer> {
     // An agent nobody wrote to has nothing to find, and a search must not leave a folder (and
     // a saved index) behind for it: a mistyped --agent would otherwise become an agent for good.
     const a = this.agents.get(agent)
-    if (!existsSync(a.dir)) return []
+    if (!existsSync(a.dir)) return this.search.nothing()
     const revision = this.options.shortLived === true ? readRevision(a.dir) : undefined
     const hits = await this.search.search(agent, query)
     await vouchChecked(a, revision)
@@ -126,7 +130,7 @@ export class FileStore implements Store {
       tx.appendFact(record)
       for (const id of ids) tx.markFact(id, {superseded_by: record.id, superseded_at: time}, at.get(id))
       return record
-    })
+    }).finally(() => this.search.wrote(agent))
   }
 
   async deleteFact(agent: string, id: string, reason?: string): Promise<FactRecord> {
@@ -242,7 +246,7 @@ export class FileStore implements Store {
 
   /** Lets go of the warm search indexes (and the saved ones a cold search read lazily); every other file is closed when the operation that opened it ends. */
   async close(): Promise<void> {
-    this.search.clear()
+    await this.search.close()
   }
 
   async listAgents(): Promise<string[]> {
@@ -275,6 +279,14 @@ export class FileStore implements Store {
         found.push(agent)
     }
     return found
+  }
+
+  async embedPending(
+    agent: string,
+    progress?: (at: EmbedProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EmbedProgress> {
+    return this.search.embedPending(agent, progress, signal)
   }
 
   async importRecords(agent: string, batch: ImportBatch, options: ImportOptions = {}): Promise<ImportResult> {

@@ -17,12 +17,16 @@ import type {
   NewCheckpoint,
   NewFact,
   RecordKind,
-  ScoredFact,
+  SearchAnswer,
   SearchQuery,
   Store,
 } from '../store.js'
 import {bytesIn, joined, type IndexStamp} from '../../index/index-codec.js'
+import type {KeptVector, VectorRecord} from '../../index/indexed-store.js'
 import {SearchLayer} from '../../index/search-layer.js'
+import type {EmbedProgress} from '../../index/vector-upkeep.js'
+import type {Meaning} from '../../meaning/meaning.js'
+import {quantizedOf, vectorBytes} from '../../meaning/vector-bytes.js'
 import {changedRows, currentPoint, decodePoint, encodePoint, follows, NO_POINT, pointOf} from './change-feed.js'
 import {checkDatabase, type DbCheck} from './check.js'
 import {databaseError, type Outcome} from './db-errors.js'
@@ -54,28 +58,37 @@ interface AgentRow {
  * many; the row's `revision` counts them, and each server's search index follows it (ADR 0006).
  */
 export class PostgresStore implements Store {
-  /** Search over this store's change feed, its index saved in mem_search_index (ADR 0006). */
-  private readonly search = new SearchLayer({
-    changesSince: (agent, cursor) => this.changesSince(agent, cursor),
-    getFacts: (agent, ids) => this.getFacts(agent, ids),
-    factsAt: (agent, ids, cursor) => this.factsAt(agent, ids, cursor),
-    keeper: {
-      load: async (agent, signature) => {
-        const bytes = await this.loadIndex(agent, signature)
-        return bytes && bytesIn(bytes)
-      },
-      save: (agent, index) => this.saveIndex(agent, joined(index), index.stamp),
-    },
-  })
+  /** Search over this store's change feed, its index saved in mem_search_index (ADR 0006), its vectors in mem_vectors. */
+  private readonly search: SearchLayer
   private readonly where: string
   private readonly secrets: (string | undefined)[]
 
   private constructor(
     private readonly pool: pg.Pool,
     url: string,
+    meaning: Meaning | undefined,
   ) {
     this.where = redactUrl(url)
     this.secrets = [urlPassword(url), process.env.PGPASSWORD]
+    this.search = new SearchLayer(
+      {
+        changesSince: (agent, cursor) => this.changesSince(agent, cursor),
+        getFacts: (agent, ids) => this.getFacts(agent, ids),
+        factsAt: (agent, ids, cursor) => this.factsAt(agent, ids, cursor),
+        keeper: {
+          load: async (agent, signature) => {
+            const bytes = await this.loadIndex(agent, signature)
+            return bytes && bytesIn(bytes)
+          },
+          save: (agent, index) => this.saveIndex(agent, joined(index), index.stamp),
+        },
+        vectors: {
+          read: (agent, embedder, from) => this.readVectors(agent, embedder, from),
+          append: (agent, embedder, _dimensions, records) => this.appendVectors(agent, embedder, records),
+        },
+      },
+      {meaning},
+    )
   }
 
   /**
@@ -83,12 +96,15 @@ export class PostgresStore implements Store {
    * date (under the schema lock, see migrate.ts), and a database without mem's tables left as it
    * is until the first write. Not when `migrate` is false (mem db migrate and check do their own).
    */
-  static async open(url: string, options: {shortLived?: boolean; migrate?: boolean} = {}): Promise<PostgresStore> {
+  static async open(
+    url: string,
+    options: {shortLived?: boolean; migrate?: boolean; meaning?: Meaning} = {},
+  ): Promise<PostgresStore> {
     const pool = new pg.Pool(poolConfig(url, options))
     // An idle connection the server closed (a restart) is dropped by the pool; the next query
     // opens another. Without a listener the error would end the process.
     pool.on('error', () => {})
-    const store = new PostgresStore(pool, url)
+    const store = new PostgresStore(pool, url, options.meaning)
     try {
       if (options.migrate !== false) await store.hasTables()
     } catch (error) {
@@ -141,7 +157,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.search.clear()
+    await this.search.close()
     await this.pool.end()
   }
 
@@ -155,12 +171,64 @@ export class PostgresStore implements Store {
       const record = factRecord(w.nextFactId(), fact, now())
       await w.insertFacts([record])
       return record
-    })
+    }).finally(() => this.search.wrote(agent))
   }
 
-  async searchFacts(agent: string, query: SearchQuery): Promise<ScoredFact[]> {
-    if (!(await this.hasTables())) return []
+  async searchFacts(agent: string, query: SearchQuery): Promise<SearchAnswer> {
+    if (!(await this.hasTables())) return this.search.nothing()
     return this.search.search(agent, query)
+  }
+
+  async embedPending(
+    agent: string,
+    progress?: (at: EmbedProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<EmbedProgress> {
+    return this.search.embedPending(agent, progress, signal)
+  }
+
+  /**
+   * The vectors of `embedder` kept for the agent past the row the cursor names. Rows committed
+   * out of order (two servers appending at once) may be passed over: their facts then stay
+   * pending in this process and are embedded again, which costs time, never a wrong answer.
+   */
+  private async readVectors(
+    agent: string,
+    embedder: string,
+    cursor: string | undefined,
+  ): Promise<{records: KeptVector[]; cursor: string; reset: boolean}> {
+    const from = cursor === undefined ? 0 : Number(cursor)
+    if (!(await this.hasTables())) return {records: [], cursor: String(from), reset: false}
+    const {rows} = await this.query<{seq: string; fact_id: string; digest: string; vector: Buffer}>(
+      'SELECT seq, fact_id, digest, vector FROM mem_vectors WHERE agent = $1 AND embedder = $2 AND seq > $3 ORDER BY seq',
+      [agent, embedder, Number.isSafeInteger(from) ? from : 0],
+      'mem_vectors',
+    )
+    const records = rows.flatMap((row) => {
+      const quantized = quantizedOf(row.vector)
+      return quantized === undefined ? [] : [{id: row.fact_id, digest: row.digest, quantized}]
+    })
+    return {records, cursor: rows.length === 0 ? String(from) : rows.at(-1)!.seq, reset: false}
+  }
+
+  /** Keeps vectors just made; false when the database would not take them (they are made again later). */
+  private async appendVectors(agent: string, embedder: string, records: readonly VectorRecord[]): Promise<boolean> {
+    try {
+      await this.pool.query(
+        `INSERT INTO mem_vectors (agent, embedder, fact_id, digest, vector)
+           SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::bytea[])`,
+        [
+          agent,
+          embedder,
+          records.map((r) => r.id),
+          records.map((r) => r.digest),
+          records.map((r) => vectorBytes(r.vector)),
+        ],
+      )
+      return true
+    } catch {
+      return false
+    }
   }
 
   async getFact(agent: string, id: string): Promise<FactRecord> {

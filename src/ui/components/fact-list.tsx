@@ -60,11 +60,13 @@ function empty({query, unknown, width}: FactListProps) {
 
 function contentSpans(fact: FactRow, query: string, current: boolean): Span[] {
   const text: Span[] =
-    fact.context_for === undefined
-      ? highlight(inert(fact.content), query).map((s) =>
-          s.match ? {text: s.text, bold: true, color: 'yellow'} : {text: s.text},
-        )
-      : [{text: `↳ ${inert(fact.content)}`, color: 'magenta', dim: true}]
+    fact.by_meaning === true
+      ? [{text: `≈ ${inert(fact.content)}`, color: 'blue'}]
+      : fact.context_for === undefined
+        ? highlight(inert(fact.content), query).map((s) =>
+            s.match ? {text: s.text, bold: true, color: 'yellow'} : {text: s.text},
+          )
+        : [{text: `↳ ${inert(fact.content)}`, color: 'magenta', dim: true}]
   const tags: Span[] =
     fact.tags.length > 0 ? [{text: ` ${fact.tags.map((t) => `#${inert(t)}`).join(' ')}`, color: 'cyan'}] : []
   return [...text, ...tags].map((s) => (current ? {...s, inverse: true} : s))

@@ -14,7 +14,7 @@ describe('a long-running store keeps its warm agents within budget', function ()
     const agents = seedAgents(home.home, 2000)
     const store = new FileStore(home.home)
     for (const agent of agents)
-      assert.equal((await store.searchFacts(agent, {text: 'deploy', limit: 5})).length <= 1, true)
+      assert.equal((await store.searchFacts(agent, {text: 'deploy', limit: 5})).hits.length <= 1, true)
     const use = store.cacheUse()
     // A warm agent holds a search index whose arrays alone take about 50 KiB, so 64 MiB holds well under 1,000 of them.
     assert.ok(use.agents < 1000, `${use.agents} agents kept warm`)
