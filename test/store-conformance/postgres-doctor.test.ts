@@ -40,14 +40,14 @@ describe('mem doctor on PostgreSQL (MEM_STORE)', function () {
     assert.equal(text.code, 0, text.stderr)
     assert.match(
       text.stdout,
-      /^Checked postgres:.*: schema version 2 \(current\), 2 agents, 2 facts, 1 checkpoint\.\nEverything is in order\.\n$/,
+      /^Checked postgres:.*: schema version 3 \(current\), 2 agents, 2 facts, 1 checkpoint\.\nEverything is in order\.\n$/,
     )
     const json = report(run(url, ['doctor', '--json']))
     assert.deepEqual(json, {
       database: url,
       ok: true,
       fix: false,
-      schema: {version: 2, latest: 2},
+      schema: {version: 3, latest: 3},
       checked: {agents: 2, facts: 2, checkpoints: 1},
       problems: [],
     })
@@ -126,18 +126,18 @@ describe('mem doctor on PostgreSQL (MEM_STORE)', function () {
     )
     const found = run(url, ['doctor'])
     assert.equal(found.code, 1)
-    assert.match(found.stdout, /: schema version 1, this mem applies 2\.\n/)
-    assert.match(found.stdout, /the schema is at version 1, behind this mem's 2/)
+    assert.match(found.stdout, /: schema version 1, this mem applies 3\.\n/)
+    assert.match(found.stdout, /the schema is at version 1, behind this mem's 3/)
 
     const fixed = run(url, ['doctor', '--fix', '--json'])
     assert.equal(fixed.code, 0, fixed.stdout)
     const r = report(fixed)
-    assert.deepEqual(r.schema, {version: 2, latest: 2})
+    assert.deepEqual(r.schema, {version: 3, latest: 3})
     assert.deepEqual(r.problems, [
       {
         kind: 'schema',
-        problem: "the schema was at version 1, behind this mem's 2",
-        fix: 'applied 0002 search_index',
+        problem: "the schema was at version 1, behind this mem's 3",
+        fix: 'applied 0002 search_index, 0003 vectors',
         fixed: true,
       },
     ])
