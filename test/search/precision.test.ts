@@ -4,50 +4,7 @@ import {connectMcp, type McpSession} from '../helpers/mcp.js'
 import {tempHome} from '../helpers/mem.js'
 import {sharesAWord} from '../../bench/recall/words.js'
 import {analyze, toTerm, tokenize} from '../../src/search/tokenize.js'
-
-/**
- * The everyday case beside the benchmarks: standalone facts an ordinary team's agent would
- * store, one memory_add each (no thread), searched the ways people search. Nothing here is
- * drawn from a benchmark.
- */
-const FACTS = [
-  'Alice prefers pnpm as the package manager for every JavaScript project',
-  'The staging database is read-only on Fridays',
-  'Deploys go out on Tuesdays and Thursdays after the integration tests pass',
-  'We use Postgres 16 with logical replication to the analytics replica',
-  'Infrastructure is managed with Terraform in the infra repository',
-  'The team VPN runs on WireGuard; ask Omar for a new peer config',
-  'Production runs on a Kubernetes cluster in eu-west-1',
-  'Dashboards for latency and errors live in Grafana',
-  'Bob owns the billing service and its on-call rotation',
-  'The coffee machine on the third floor is descaled every Monday',
-  'Nobody drinks decaf coffee except Priya',
-  'Code review needs two approvals before merging to main',
-  'The database migration to the new schema is planned for March',
-  'Secrets are stored in Vault, never in environment files',
-  'Our design system components live in the Storybook site',
-  'Customer support tickets go to Zendesk, urgent ones page the on-call engineer',
-  'The mobile app is written in Kotlin for Android and Swift for iOS',
-  'Lunch on Wednesdays is a team lunch at the noodle place',
-  'Invoices are sent on the first business day of each month',
-  'Logs are kept for thirty days in Loki',
-  'The API rate limit is 600 requests per minute per token',
-  'Priya is the product manager for the onboarding flow',
-  'Feature flags are managed with LaunchDarkly',
-  'Backups of the main database run nightly at 2am and are kept for two weeks',
-  'The office closes early on the last Friday of the month',
-  'Frontend tests run with Playwright in CI',
-  'Sentry collects crash reports from the web and mobile apps',
-  'Omar is on parental leave until October',
-  'The quarterly planning meeting is held in the large conference room',
-  'Our domain names are registered with Gandi',
-  'Carol uses Neovim as her editor, with a light theme',
-  'Bob still uses yarn berry in the legacy billing monorepo',
-  'The ingestion daemon was rewritten in Rust and uses far less memory',
-  'The handover notes go in the ops channel at the end of each shift',
-  'Grafana alerts go to the on-call pager after five minutes',
-  'Dana got a new laptop with 64 GB of memory',
-]
+import {FACTS} from './standalone-facts.js'
 
 type Kind = 'keyword' | 'question' | 'typo' | 'prefix' | 'weak'
 
