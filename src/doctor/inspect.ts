@@ -15,6 +15,7 @@ import {isJournal, journalCheck, restoreJournalBackup} from './journals.js'
 import {removeQuietly, restoreBackup} from './repair.js'
 import type {Problem} from './report.js'
 import {searchIndexCheck} from './search-index.js'
+import {vectorsCheck} from './vectors.js'
 
 export const COLLECTIONS: {folder: string; kind: Kind; record: typeof FactRecord | typeof CheckpointRecord}[] = [
   {folder: 'facts', kind: 'mem.facts', record: FactRecord},
@@ -33,6 +34,8 @@ export interface Finding extends Problem {
 export interface AgentFolder {
   agent: string
   dir: string
+  /** The home the agent is in, for what applies to every agent (the meaning settings). */
+  home: string
 }
 
 /** The agents the store lists: folders and links to folders (src/store/file/links.ts) with a name the store could have made. */
@@ -42,7 +45,7 @@ export function agentFolders(home: string): AgentFolder[] {
     .filter((e) => isFolderEntry(root, e))
     .flatMap((e) => {
       const agent = decodeAgentDir(e.name)
-      return agent === undefined ? [] : [{agent, dir: join(root, e.name)}]
+      return agent === undefined ? [] : [{agent, dir: join(root, e.name), home}]
     })
 }
 
@@ -108,6 +111,7 @@ export const AGENT_CHECKS: readonly AgentCheck[] = [
   ({dir, agent}) => modeProblem(revisionPath(dir), FILE_MODE, agent),
   ({dir, agent}) => inspectCache(dir, agent),
   searchIndexCheck,
+  vectorsCheck,
 ]
 
 /**
@@ -329,9 +333,10 @@ function handEditOf(path: string): string | undefined {
 
 /**
  * `search-index.bin.<pid>.<hex>.tmp` and `duplicates.json.<pid>.<hex>.tmp`, as
- * src/store/file/cache-files.ts names what it is saving.
+ * src/store/file/cache-files.ts names what it is saving, and `vectors.bin.<pid>.<hex>.tmp`, as
+ * src/meaning/vector-file.ts does.
  */
-const CACHE_TEMP = /^(?:search-index\.(?:bin|json)|duplicates\.json)\.\d+\.[0-9a-f]+\.tmp$/
+const CACHE_TEMP = /^(?:search-index\.(?:bin|json)|duplicates\.json|vectors\.bin)\.\d+\.[0-9a-f]+\.tmp$/
 
 const LEFT_BY = {
   write: 'a temporary file left by a write that never finished (the data file it was meant to replace is intact)',

@@ -12,6 +12,7 @@ export const PROBLEM_KINDS = [
   'busy',
   'bad_lock',
   'search_index',
+  'vectors',
 ] as const
 
 /** One thing found wrong, what --fix does (or what the user must do) about it, and whether it was done. */

@@ -173,6 +173,20 @@ export function rewriteVectors(
   }
 }
 
+/** Whose vectors the file at `path` holds, as its header says; undefined when it has none that reads (or is a link). */
+export function vectorFileModel(path: string): {embedder: string; dimensions: number} | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    const head = readHeader(fd, fstatSync(fd).size)
+    return head && {embedder: head.header.embedder, dimensions: head.header.dimensions}
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
 /** Every record's bytes, or undefined when one cannot be written (or the header cannot). */
 function encodeAll(records: readonly VectorRecord[], embedderId: string, dimensions: number): Buffer[] | undefined {
   const encoded = records.map((record) => encodeRecord(record, dimensions))
