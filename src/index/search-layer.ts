@@ -82,7 +82,7 @@ export class SearchLayer {
     this.meaning = options.meaning
     this.upkeep = this.meaning?.options.longLived === true ? new VectorUpkeep(this, this.meaning) : undefined
     this.warm = new WarmCache<Warm>(
-      (w) => AGENT_COST_BYTES + w.index.size * WARM_FACT_BYTES,
+      (w) => AGENT_COST_BYTES + w.index.size * WARM_FACT_BYTES + (w.vectors?.bytes ?? 0),
       (w) => w.close?.(),
       options.budget,
     )
@@ -164,7 +164,7 @@ export class SearchLayer {
    */
   private async nearest(agent: string, warm: Warm, text: string): Promise<{dense?: DenseHit[]; use: MeaningUse}> {
     const vectors = await this.vectorsOf(agent, warm)
-    const pending = () => Math.max(0, warm.index.size - vectors.size)
+    const pending = () => vectors.pending
     if (pending() > 0) this.upkeep?.schedule(agent)
     if (vectors.size === 0) return {use: {used: false, pending: pending(), why: 'no fact has its vector yet'}}
     const query = await this.meaning!.queryVector(text)
@@ -180,13 +180,17 @@ export class SearchLayer {
     if (warm.vectors?.embedder !== embedder) warm.vectors = new AgentVectors(embedder)
     const held = warm.vectors
     const keeper = this.store.vectors
-    if (keeper === undefined) return held
+    if (keeper === undefined) {
+      held.track(warm.index.liveIds())
+      return held
+    }
     const read = await keeper.read(agent, embedder, held.cursor)
     // Replaced while read (the feed reset the index, or another read ran): the newer one stands.
     if (warm.vectors !== held) return warm.vectors ?? held
     const vectors = read.reset ? new AgentVectors(embedder) : held
     vectors.take(read.records, (id) => warm.index.has(id))
     vectors.cursor = read.cursor
+    vectors.track(warm.index.liveIds())
     warm.vectors = vectors
     return vectors
   }
@@ -199,14 +203,9 @@ export class SearchLayer {
     const FactIndex = await loadFactIndex()
     const warm = await this.caughtUp(agent, FactIndex)
     const vectors = await this.vectorsOf(agent, warm)
-    const pending = Math.max(0, warm.index.size - vectors.size)
-    const ids: string[] = []
-    for (const id of warm.index.liveIds()) {
-      if (ids.length >= max) break
-      if (!vectors.has(id)) ids.push(id)
-    }
+    const ids = vectors.waitingIds(max)
     const facts = ids.length === 0 ? [] : await this.store.getFacts(agent, ids)
-    return {facts: facts.filter(isLive), pending}
+    return {facts: facts.filter(isLive), pending: vectors.pending}
   }
 
   /** Keeps vectors just made, and lets the agent's searches use them. False when the keeper could not keep them. */

@@ -12,6 +12,8 @@ export interface VectorHome {
 
 /** How many facts go to the embedder at once: a batch's worth of work is lost when a process stops mid-way. */
 const BATCH = 16
+/** Batches of facts asked of the layer at once. */
+const BATCHES_PER_ASK = 64
 /** After a failure, a background upkeep waits this long before it tries that agent again. */
 const RETRY_MS = 60_000
 /** Batches in a row that leave as many facts pending as before, after which a run ends. */
@@ -62,22 +64,28 @@ export class VectorUpkeep {
     let embedded = 0
     let least = Number.POSITIVE_INFINITY
     let stalls = 0
+    const stopped = () => signal?.aborted === true
     for (;;) {
-      const {facts, pending} = await this.home.pendingFacts(agent, BATCH)
+      // Asked for many at a time: finding them walks the agent's live facts from the first.
+      const {facts, pending} = await this.home.pendingFacts(agent, BATCH * BATCHES_PER_ASK)
       progress?.({embedded, pending})
-      if (facts.length === 0 || signal?.aborted === true) return {embedded, pending}
+      if (facts.length === 0 || stopped()) return {embedded, pending}
       // Vectors made and not taken (facts added as fast as they are embedded, or an index let go
       // of between batches) would loop for ever: a few rounds without progress end the run.
       stalls = pending < least ? 0 : stalls + 1
       least = Math.min(least, pending)
       if (stalls >= STALLS) return {embedded, pending}
-      const records = await this.embed(facts)
-      if (!(await this.home.keepVectors(agent, records[0]!.vector.length, records)))
-        throw new EmbedderError(
-          "the vectors could not be written to the agent's cache folder (is the disk full?)",
-          'call',
-        )
-      embedded += records.length
+      for (let at = 0; at < facts.length; at += BATCH) {
+        if (stopped()) return {embedded, pending: pending - at}
+        const records = await this.embed(facts.slice(at, at + BATCH))
+        if (!(await this.home.keepVectors(agent, records[0]!.vector.length, records)))
+          throw new EmbedderError(
+            "the vectors could not be written to the agent's cache folder (is the disk full?)",
+            'call',
+          )
+        embedded += records.length
+        progress?.({embedded, pending: pending - at - records.length})
+      }
     }
   }
 

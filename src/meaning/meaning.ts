@@ -33,6 +33,8 @@ export class Meaning {
   private ready = false
   /** Set when the embedder cannot load at all: meaning stays out until the process restarts. */
   private broken?: string
+  /** The last query embedded, and its vector. */
+  private last?: {text: string; vector: Float32Array}
 
   constructor(
     /** Loads nothing until its first call: creating one costs a command nothing. */
@@ -57,6 +59,8 @@ export class Meaning {
       this.warmUp()
       return {why: 'the embedding model is still loading'}
     }
+    // The same query again (a search retried, a query typed on): its vector is known.
+    if (this.last?.text === text) return {vector: this.last.vector}
     // A short-lived process's first call loads the model too: it may take longer.
     const wait = this.ready ? QUERY_WAIT_MS : FIRST_WAIT_MS
     let timer: NodeJS.Timeout | undefined
@@ -64,7 +68,9 @@ export class Meaning {
       timer = setTimeout(() => resolve({why: `the query's vector took longer than ${wait / 1000} s`}), wait)
     })
     try {
-      return await Promise.race([this.embed([text]).then(([vector]) => ({vector: vector!})), late])
+      const answer = await Promise.race([this.embed([text]).then(([vector]) => ({vector: vector!})), late])
+      if ('vector' in answer) this.last = {text, vector: answer.vector}
+      return answer
     } catch (error) {
       return {why: messageOf(error)}
     } finally {

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
-import {existsSync, readFileSync, statSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {startEmbeddingServer, type EmbeddingServer} from '../helpers/embedding-server.js'
 import {connectMcp} from '../helpers/mcp.js'
-import {memAsync, tempHome} from '../helpers/mem.js'
+import {BIN, childEnv, memAsync, tempHome} from '../helpers/mem.js'
 
 interface SearchPayload {
   count: number
@@ -189,6 +190,48 @@ describe('meaning: mem meaning, mem embed and search with meaning on', function 
     const s = await run(['search', 'billing', '--json'], {MEM_EMBED_KEY: key})
     assert.ok(!s.stdout.includes(key) && !s.stderr.includes(key))
     assert.ok(!readFileSync(join(home, 'meaning.json'), 'utf8').includes(key))
+  })
+
+  it('mem embed stopped by Ctrl-C or killed keeps what it made, and the next run goes on from there', async () => {
+    await turnOn()
+    const facts = Array.from({length: 64}, (_, i) => ({
+      type: 'fact',
+      agent_id: 'default',
+      id: `01J0000000000000000000${String(i).padStart(4, '0')}`,
+      content: `Fact number ${i} about the garden`,
+      tags: [],
+      created_at: '2024-01-01T00:00:00.000Z',
+    }))
+    const file = join(home, 'facts.jsonl')
+    writeFileSync(
+      file,
+      [JSON.stringify({type: 'header', format: 'mem.export', version: 1}), ...facts.map((f) => JSON.stringify(f))].join(
+        '\n',
+      ) + '\n',
+    )
+    assert.equal((await run(['import', file])).code, 0)
+    // Each batch of 16 takes 400 ms: the run is stopped after its first batch or two.
+    server.mode = {kind: 'delay', ms: 400}
+    for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+      const child = spawn(process.execPath, [BIN, 'embed', '--json'], {env: {...childEnv(home), MEM_MEANING: 'on'}})
+      let stdout = ''
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+      await new Promise((resolve) => setTimeout(resolve, 900))
+      child.kill(signal)
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      if (signal === 'SIGINT') {
+        assert.equal(code, 130)
+        const report = JSON.parse(stdout) as {agents: {embedded: number; pending: number}[]; stopped: boolean}
+        assert.equal(report.stopped, true)
+        assert.ok(report.agents[0]!.embedded > 0 && report.agents[0]!.pending > 0, stdout)
+      }
+    }
+    const before = (await search('garden')).meaning!.pending
+    assert.ok(before > 0 && before < 64, String(before))
+    server.mode = {kind: 'normal'}
+    const rest = JSON.parse((await run(['embed', '--json'])).stdout) as {agents: {embedded: number; pending: number}[]}
+    assert.deepEqual(rest.agents[0], {agent_id: 'default', embedded: before, pending: 0})
+    assert.deepEqual((await search('garden')).meaning, {used: true, pending: 0})
   })
 
   it('with meaning off, mem embed says how to turn it on', async () => {
