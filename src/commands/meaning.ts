@@ -17,7 +17,7 @@ export default class MeaningCommand extends MemCommand {
     'With meaning on, search ranks facts by what they mean as well as by their words, so "coffee" finds "espresso". ' +
     'It is off by default. Each fact needs a vector first: a server embeds new facts in the background, and "mem embed" embeds those already stored. ' +
     'The vectors come from the model shipped with mem, run in process, or from an OpenAI-compatible endpoint (--endpoint, --model; its key from MEM_EMBED_KEY or the 0600 file MEM_EMBED_KEY_FILE names). ' +
-    'The setting holds for every command and server of this memory; MEM_MEANING=on or off overrides it for one process. See docs/search.md, "Meaning".'
+    'The setting holds for every command and server of this memory; MEM_MEANING=on or off overrides it for one process. See docs/search.md, "Meaning (optional)".'
   static override examples = [
     '<%= config.bin %> meaning',
     '<%= config.bin %> meaning on',

@@ -59,7 +59,7 @@ describe('PostgreSQL: a warm search sees what another server changed', function 
     await one.addFact('team', {content: 'The old printer lives in the basement', tags: []})
     assert.equal((await contents(one, 'old')).length, 2)
     // As a restore of an earlier backup would: the agent's counter goes back, its facts differ.
-    await sql(url, 'TRUNCATE mem_search_index, mem_facts, mem_checkpoints, mem_agents')
+    await sql(url, 'TRUNCATE mem_vectors, mem_search_index, mem_facts, mem_checkpoints, mem_agents')
     await two.addFact('team', {content: 'The new router lives in the hallway', tags: []})
     assert.deepEqual(await contents(one, 'router'), ['The new router lives in the hallway'])
   })
