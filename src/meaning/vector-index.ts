@@ -1,6 +1,6 @@
 /**
  * The vectors of one agent's live facts, in memory, and the nearest of them to a query by cosine
- * similarity (docs/search.md, "Meaning"). It holds no texts and does no I/O: whoever keeps it feeds
+ * similarity (docs/search.md, "Meaning (optional)"). It holds no texts and does no I/O: whoever keeps it feeds
  * it the vectors an embedder made (or read back from cache/vectors.bin, src/meaning/vector-file.ts).
  *
  * Each vector is kept in two forms, chosen by measurement (bench/vector-index.ts):

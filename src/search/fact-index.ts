@@ -137,7 +137,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   // Words weigh 0.85, meaning 0.15: chosen on LoCoMo turns, where more weight on meaning cost
   // recall; it lifts locomo-facts most. A fact no word matched is returned from a cosine of 0.3:
   // with the model shipped, unrelated facts mostly fall below it and paraphrases mostly above
-  // (docs/search.md, "Meaning").
+  // (docs/search.md, "Meaning (optional)").
   meaning: {words: 0.85, floor: 0.3},
 }
 

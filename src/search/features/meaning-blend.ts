@@ -11,7 +11,7 @@ export interface BlendShares {
 }
 
 /**
- * Hybrid ranking (docs/search.md, "Meaning"): blends the word scores the features before it
+ * Hybrid ranking (docs/search.md, "Meaning (optional)"): blends the word scores the features before it
  * left with the query's cosine similarity to the facts nearest it in meaning, handed in as
  * `ranking.dense`. Runs last, over final word scores, so a fact named by a rare word keeps the
  * lead its words gave it. A fact no word matched joins from its similarity alone, when that is

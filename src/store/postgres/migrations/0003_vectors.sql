@@ -1,5 +1,5 @@
 -- Schema version 3: the vectors of meaning of each agent's facts, for ranking by meaning as
--- well as words (docs/search.md, "Meaning"). Derived data, made by the servers of a team with
+-- well as words (docs/search.md, "Meaning (optional)"). Derived data, made by the servers of a team with
 -- meaning on: deleting rows costs the facts a new embedding, nothing else. Rows are only ever
 -- added; `seq` tells a server which it has read.
 CREATE TABLE mem_vectors (
