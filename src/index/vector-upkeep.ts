@@ -64,19 +64,19 @@ export class VectorUpkeep {
     let embedded = 0
     let least = Number.POSITIVE_INFINITY
     let stalls = 0
-    const stopped = () => signal?.aborted === true
+    const aborted = () => signal?.aborted === true
     for (;;) {
       // Asked for many at a time: finding them walks the agent's live facts from the first.
       const {facts, pending} = await this.home.pendingFacts(agent, BATCH * BATCHES_PER_ASK)
       progress?.({embedded, pending})
-      if (facts.length === 0 || stopped()) return {embedded, pending}
+      if (facts.length === 0 || aborted()) return {embedded, pending}
       // Vectors made and not taken (facts added as fast as they are embedded, or an index let go
       // of between batches) would loop for ever: a few rounds without progress end the run.
       stalls = pending < least ? 0 : stalls + 1
       least = Math.min(least, pending)
       if (stalls >= STALLS) return {embedded, pending}
       for (let at = 0; at < facts.length; at += BATCH) {
-        if (stopped()) return {embedded, pending: pending - at}
+        if (aborted()) return {embedded, pending: pending - at}
         const records = await this.embed(facts.slice(at, at + BATCH))
         if (!(await this.home.keepVectors(agent, records[0]!.vector.length, records)))
           throw new EmbedderError(

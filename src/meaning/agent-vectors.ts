@@ -108,7 +108,7 @@ export class AgentVectors {
     if (index === undefined) return []
     if (index.dimensions !== query.length)
       return {
-        why: `the facts' vectors have ${index.dimensions} numbers and the query's ${query.length}: run "mem embed --rebuild"`,
+        why: `the facts' vectors have ${index.dimensions} numbers and the query's ${query.length}, so the model changed under the same name: remove the agent's cache/vectors.bin (on PostgreSQL, its rows of mem_vectors) and run "mem embed"`,
       }
     return index.nearest(query, k)
   }

@@ -24,9 +24,9 @@ export interface MeaningOptions {
 }
 
 /**
- * Meaning as one process uses it (docs/search.md, "Meaning (optional)"): its embedder, loaded on first use,
- * and whether it is ready. One per process, shared by every store it opens; the search layer
- * asks it for a query's vector and the facts' vectors.
+ * Meaning as a store uses it (docs/search.md, "Meaning (optional)"): its embedder, loaded on first
+ * use, and whether it is ready. The store's search layer asks it for a query's vector and the
+ * facts' vectors, and closes it when the store closes.
  */
 export class Meaning {
   private loading?: Promise<void>
