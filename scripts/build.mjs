@@ -110,12 +110,33 @@ await build({
 
 /**
  * What the fast path leaves out of its file: PostgreSQL's driver (src/fast.ts declines when
- * MEM_STORE is set, so its opener is never reached here) and chrono-node, which only a date
- * phrase needs and which is bundled into a file of its own beside it, reached by require().
+ * MEM_STORE is set, so its opener is never reached here), meaning's embedders, vectors and their
+ * upkeep (it declines when meaning is on: src/meaning/ is a sixth of the file otherwise), and
+ * chrono-node, which only a date phrase needs and which is bundled into a file of its own beside
+ * it, reached by require().
  */
+const MEANING_STUBS = {
+  'open-meaning': 'export function openMeaning() { return undefined }',
+  'vector-keeper': 'export function vectorKeeper() { return undefined }',
+  'agent-vectors': NEVER_HERE('AgentVectors'),
+  'vector-upkeep': NEVER_HERE('VectorUpkeep'),
+}
+
+function NEVER_HERE(name) {
+  return `export class ${name} { constructor() { throw new Error('meaning runs through oclif: the fast path declines when it is on') } }`
+}
+
 const fastPathOnly = {
   name: 'fast-path-only',
   setup(b) {
+    b.onResolve({filter: /[/](open-meaning|vector-keeper|agent-vectors|vector-upkeep)\.js$/}, (args) => ({
+      path: /([a-z-]+)\.js$/.exec(args.path)[1],
+      namespace: 'fast-path-meaning',
+    }))
+    b.onLoad({filter: /.*/, namespace: 'fast-path-meaning'}, (args) => ({
+      contents: MEANING_STUBS[args.path],
+      loader: 'js',
+    }))
     b.onResolve({filter: /[/]postgres-store\.js$/}, () => ({path: 'postgres-store', namespace: 'fast-path'}))
     b.onLoad({filter: /^postgres-store$/, namespace: 'fast-path'}, () => ({
       contents:

@@ -25,6 +25,9 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const [id, ...args] = argv
   const load = id === undefined ? undefined : Object.hasOwn(specs, id) ? specs[id] : undefined
   if (!load) return false
+  // Meaning's embedders and vectors are not in this file (scripts/build.mjs): oclif serves a
+  // command when meaning is on, or when MEM_MEANING says something it should refuse.
+  if (await meaningMayBeOn(env)) return false
   // Loaded together, and only for a fast command: `mem --version` and the rest pay for none of it.
   const [
     spec,
@@ -62,4 +65,16 @@ export async function runFast(argv: readonly string[], env: NodeJS.ProcessEnv = 
     await ctx?.store.close().catch(() => {})
   }
   return true
+}
+
+async function meaningMayBeOn(env: NodeJS.ProcessEnv): Promise<boolean> {
+  const [{resolveHome}, {readMeaningSettings}] = await Promise.all([
+    import('./cli/home.js'),
+    import('./meaning/settings.js'),
+  ])
+  try {
+    return readMeaningSettings(resolveHome(env), env).on
+  } catch {
+    return true
+  }
 }

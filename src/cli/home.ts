@@ -4,9 +4,9 @@ import type {OperationContext} from '../ops/index.js'
 import {configDir} from './config-dir.js'
 
 /** Where data lives: MEM_HOME when set, else the config dir (~/.config/mem on Linux, XDG-aware). */
-export function resolveHome(): string {
-  const fromEnv = process.env.MEM_HOME
-  return fromEnv && fromEnv.trim() !== '' ? fromEnv : configDir()
+export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.MEM_HOME
+  return fromEnv && fromEnv.trim() !== '' ? fromEnv : configDir(env)
 }
 
 export function defaultAgent(flag: string | undefined): string {
