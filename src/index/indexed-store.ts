@@ -1,4 +1,5 @@
 import type {FactChanges, FactRecord} from '../store/store.js'
+import type {VectorRecord} from '../meaning/vector-file.js'
 import type {QuantizedVector} from '../meaning/vector-index.js'
 import type {EncodedIndex, IndexBytes} from './index-codec.js'
 
@@ -52,13 +53,7 @@ export interface IndexKeeper {
   save(agent: string, index: EncodedIndex): Promise<void>
 }
 
-/** A fact's vector of meaning, made by one embedder from its content, whose digest it names (src/meaning/). */
-export interface VectorRecord {
-  id: string
-  /** contentDigest (src/meaning/content-digest.ts) of the text embedded: tells a vector made from other content. */
-  digest: string
-  vector: Float32Array
-}
+export type {VectorRecord}
 
 /** A vector as kept: int8 components and the scale that makes them a unit vector, which the index takes as they are. */
 export interface KeptVector {

@@ -69,7 +69,7 @@ export class SearchLayer {
 
   private readonly signature: string | undefined
   private readonly lazy: boolean
-  readonly meaning: Meaning | undefined
+  private readonly meaning: Meaning | undefined
   /** A long-running process's background embedding of the facts that have no vector yet. */
   private readonly upkeep: VectorUpkeep | undefined
 

@@ -29,11 +29,6 @@ export class AgentVectors {
     return index === undefined ? 0 : (index.size + this.early.size) * index.bytesPerVector
   }
 
-  /** How many numbers each vector holds (undefined before the first). */
-  get dimensions(): number | undefined {
-    return this.index?.dimensions
-  }
-
   has(id: string): boolean {
     return this.index?.has(id) === true
   }
