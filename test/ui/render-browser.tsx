@@ -5,6 +5,7 @@ import {EventEmitter} from 'node:events'
 
 import {render} from 'ink'
 
+import type {Meaning} from '../../src/meaning/meaning.js'
 import {FileStore} from '../../src/store/file/file-store.js'
 import {operationsBackend, type Backend} from '../../src/ui/backend.js'
 import {Browser} from '../../src/ui/browser.js'
@@ -95,13 +96,15 @@ function settle(): Promise<void> {
 export function renderBrowser(options: {
   home: string
   agent: string
+  /** Meaning on, with this process's embedder (src/meaning/); off when absent. */
+  meaning?: Meaning
   named?: string
   pollMs?: number
   now?: () => Date
   columns?: number
   rows?: number
 }): BrowserHarness {
-  const store = new FileStore(options.home)
+  const store = new FileStore(options.home, {meaning: options.meaning})
   const backend = operationsBackend({store, defaultAgent: options.agent})
   const stdout = new Terminal(options.columns ?? 100, options.rows ?? 24)
   const stdin = new Keyboard()
