@@ -177,8 +177,8 @@ export class SearchLayer {
   /** The agent's vectors, with those kept since the last read taken in. */
   private async vectorsOf(agent: string, warm: Warm): Promise<AgentVectors> {
     const embedder = this.meaning!.embedderId
-    if (warm.vectors?.embedder !== embedder) warm.vectors = new AgentVectors(embedder)
-    const held = warm.vectors
+    // One embedder per layer: the vectors held are always its own.
+    const held = (warm.vectors ??= new AgentVectors())
     const keeper = this.store.vectors
     if (keeper === undefined) {
       held.track(warm.index.liveIds())
@@ -187,7 +187,7 @@ export class SearchLayer {
     const read = await keeper.read(agent, embedder, held.cursor)
     // Replaced while read (the feed reset the index, or another read ran): the newer one stands.
     if (warm.vectors !== held) return warm.vectors ?? held
-    const vectors = read.reset ? new AgentVectors(embedder) : held
+    const vectors = read.reset ? new AgentVectors() : held
     vectors.take(read.records, (id) => warm.index.has(id))
     vectors.cursor = read.cursor
     vectors.track(warm.index.liveIds())
@@ -213,7 +213,7 @@ export class SearchLayer {
     const embedder = this.meaning!.embedderId
     const kept = (await this.store.vectors?.append(agent, embedder, dimensions, records)) ?? true
     const warm = this.warm.peek(agent)
-    if (warm?.vectors?.embedder === embedder) warm.vectors.add(records.filter((r) => warm.index.has(r.id)))
+    warm?.vectors?.add(records.filter((r) => warm.index.has(r.id)))
     return kept
   }
 

@@ -16,8 +16,6 @@ export class AgentVectors {
   private waiting?: Set<string>
   cursor?: string
 
-  constructor(readonly embedder: string) {}
-
   /** How many live facts have their vector. */
   get size(): number {
     return this.index?.size ?? 0

@@ -55,7 +55,7 @@ export class EndpointEmbedder implements Embedder {
   private readonly closing = new AbortController()
 
   constructor(options: EndpointEmbedderOptions) {
-    this.id = `endpoint:${options.model}`
+    this.id = endpointId(options.model)
     this.model = options.model
     this.key = options.key === '' ? undefined : options.key
     this.timeoutMs = options.timeoutMs ?? 10_000
@@ -252,6 +252,11 @@ function truncate(text: string, max: number): string {
 function describeStart(body: string): string {
   if (body.trim() === '') return 'an empty body'
   return `it begins ${JSON.stringify(truncate(body.trim(), 40))}`
+}
+
+/** The id of an endpoint's vectors: the model's, not the URL's (the same model elsewhere gives the same vectors). */
+export function endpointId(model: string): string {
+  return `endpoint:${model}`
 }
 
 /**

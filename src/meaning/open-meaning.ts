@@ -1,5 +1,5 @@
 import {EmbedderError, type Embedder} from './embedder.js'
-import {EndpointEmbedder, embedderKey} from './endpoint-embedder.js'
+import {EndpointEmbedder, embedderKey, endpointId} from './endpoint-embedder.js'
 import {LocalEmbedder} from './local-embedder.js'
 import {Meaning} from './meaning.js'
 import {readMeaningSettings, type EmbedderChoice} from './settings.js'
@@ -26,7 +26,7 @@ export function openMeaning(
 /** The embedder a choice names. A key file that cannot be used fails its calls, never the command: words still rank. */
 export function embedderFor(choice: EmbedderChoice, env: NodeJS.ProcessEnv = process.env): Embedder {
   if (choice.backend === 'local') return new LocalEmbedder()
-  const id = `endpoint:${choice.model}`
+  const id = endpointId(choice.model)
   let key: string | undefined
   try {
     key = embedderKey(env)
